@@ -1,0 +1,77 @@
+"""Input adapters: the format is decided by content (the extension only breaks ties for NTFF)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from advisor.adapters import ntff, summary_json, summary_text
+from advisor.adapters.fields import has_profile_metrics, normalise
+from advisor.adapters.text import decode, read_bytes
+from advisor.errors import AdvisorError
+from advisor.model import Profile, SourceInfo
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    neuron_profile: str | None = None  # path of neuron-profile / neuron-explorer for .ntff
+    neff: str | None = None
+    entry: str | None = None  # which entry of a multi-profile summary-json
+
+
+def _parse_text(text: str, where: str) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
+    if summary_json.sniff(text):
+        return (summary_json.NAME, *summary_json.parse(text, where))
+    if summary_text.sniff(text):
+        return (summary_text.NAME, *summary_text.parse(text, where))
+    raise AdvisorError(where, "unknown format: expected Neuron summary-json, summary-text or an .ntff capture")
+
+
+def load_profiles(path: Path, options: LoadOptions = LoadOptions()) -> list[Profile]:
+    """Every profile in the file, in file order."""
+    where = str(path)
+    converted_with = None
+    if ntff.sniff_name(path):
+        if not path.exists():
+            raise AdvisorError(where, "no such file")
+        conversion = ntff.convert(path, options.neuron_profile, options.neff)
+        converted_with = " ".join(conversion.command)
+        fmt, (shape, entries) = ntff.NAME, summary_json.parse(conversion.stdout, where)
+    else:
+        data = read_bytes(path)
+        if not data.strip():
+            raise AdvisorError(where, "file is empty")
+        text = decode(data)
+        if text is None:
+            raise AdvisorError(where, "binary data, not a Neuron summary (an .ntff capture needs the .ntff extension)")
+        fmt, shape, entries = _parse_text(text, where)
+
+    profiles = []
+    for name, raw in entries:
+        fields = normalise(raw)
+        if not has_profile_metrics(fields.values):
+            continue
+        source = SourceInfo(
+            path=where, format=fmt, shape=shape, entry=name if len(entries) > 1 else None,
+            entries=tuple(n for n, _ in entries) if len(entries) > 1 else (), converted_with=converted_with,
+        )
+        profiles.append(Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes))
+    if not profiles:
+        raise AdvisorError(where, "no Neuron profile metrics in it (expected fields such as total_time or "
+                                  "hbm_read_bytes)")
+    return profiles
+
+
+def choose(profiles: list[Profile], entry: str | None, where: str) -> Profile:
+    """The profile to analyse: the named entry, else the one with the longest total_time (the core
+    that bounds the step, as AWS's and users' scripts pick)."""
+    if entry is not None:
+        for profile in profiles:
+            if profile.source.entry == entry:
+                return profile
+        if entry.isdigit() and int(entry) < len(profiles):
+            return profiles[int(entry)]
+        names = ", ".join(p.source.entry or "profile" for p in profiles)
+        raise AdvisorError(where, f"--entry {entry}: no such entry; the file holds: {names}")
+    return max(profiles, key=lambda p: (p.values.get("total_time") or 0.0, -profiles.index(p)))

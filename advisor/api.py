@@ -1,0 +1,51 @@
+"""What the CLI and notebooks call: analyze a profile, render an analysis."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from advisor import __version__, hardware
+from advisor.adapters import LoadOptions, choose, load_profiles
+from advisor.metrics import derive
+from advisor.model import Analysis, Profile
+from advisor.rulepack import RuleSet, load_packs
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    load: LoadOptions = LoadOptions()
+    hardware: str | None = None  # --hardware NAME|FILE
+    rule_paths: Sequence[Path] = field(default_factory=tuple)
+
+
+def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None) -> Analysis:
+    hw = hardware.resolve(profile.info.get("instance_type"), hardware_override)
+    metrics = derive(profile, hw, ruleset)
+    notes = list(profile.notes)
+    if hw is None:
+        notes.append("Hardware unknown (no instance_type in the profile and no --hardware): metrics that need "
+                     "peak FLOP/s or bandwidth are unavailable.")
+    if len(profile.source.entries) > 1:
+        others = [e for e in profile.source.entries if e != profile.source.entry]
+        notes.append(f"The file holds {len(profile.source.entries)} profiles; this report analyses "
+                     f"{profile.source.entry} (the longest total_time). Others: {', '.join(others)}. "
+                     "Choose one with --entry.")
+    for metric in metrics.values():
+        if metric.check and metric.check.agrees is False:
+            notes.append(
+                f"{metric.name}: reported {metric.value:.6g} but {metric.formula} gives "
+                f"{metric.check.derived_value:.6g} ({metric.check.relative_difference:.1%} apart, more than "
+                f"{metric.check.tolerance:.0%})."
+            )
+    return Analysis(
+        advisor_version=__version__, source=profile.source, info=dict(profile.info), hardware=hw,
+        metrics=metrics, packs={p.name: p.version for p in ruleset.packs}, notes=tuple(notes),
+    )
+
+
+def analyze(path: Path, options: AnalyzeOptions = AnalyzeOptions()) -> Analysis:
+    ruleset = load_packs(options.rule_paths)
+    profile = choose(load_profiles(path, options.load), options.load.entry, str(path))
+    return analyze_profile(profile, ruleset, options.hardware)

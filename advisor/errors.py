@@ -1,0 +1,12 @@
+"""The one error type users see: a file and what is wrong with it."""
+
+from __future__ import annotations
+
+
+class AdvisorError(Exception):
+    """Bad input or usage. The CLI prints `advisor: error: <where>: <problem>` and exits 2."""
+
+    def __init__(self, where: str, problem: str):
+        super().__init__(f"{where}: {problem}")
+        self.where = where
+        self.problem = problem

@@ -1,0 +1,98 @@
+"""Hardware peaks: a data table keyed by target, chosen from the profile or by the user."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import AdvisorError
+from advisor.model import Hardware
+from advisor.resources import load_yaml_resource
+from advisor.yamlsafe import load_yaml_file
+
+REFERENCE = "AWS Neuron documentation, as collected in shared/reference/neuron-profiler.md §5"
+
+
+def _table() -> dict[str, Any]:
+    return load_yaml_resource("data/hardware.yaml", allow_aliases=True)
+
+
+def target_names() -> list[str]:
+    return sorted(_table()["targets"])
+
+
+def _build(name: str, spec: dict[str, Any], units: dict[str, str], chosen_by: str) -> Hardware:
+    return Hardware(
+        name=name,
+        description=spec.get("description", name),
+        values={k: float(v) for k, v in spec["values"].items()},
+        units=units,
+        chosen_by=chosen_by,
+        references=(REFERENCE,),
+        notes=tuple(spec.get("notes", ())),
+    )
+
+
+def for_instance_type(instance_type: str | None) -> Hardware | None:
+    """The table entry whose instance prefix matches, longest prefix first (trn1n. before trn1.)."""
+    if not instance_type:
+        return None
+    table = _table()
+    candidates = [
+        (len(prefix), name)
+        for name, spec in table["targets"].items()
+        for prefix in spec.get("instance_prefixes", ())
+        if instance_type.lower().startswith(prefix)
+    ]
+    if not candidates:
+        return None
+    name = max(candidates)[1]
+    return _build(name, table["targets"][name], table["units"], f"instance_type {instance_type}")
+
+
+def _from_file(path: Path, instance_type: str | None) -> Hardware:
+    spec = load_yaml_file(path)
+    if not isinstance(spec, dict) or not isinstance(spec.get("values"), dict):
+        raise AdvisorError(str(path), "a hardware file needs a `values:` mapping (see docs/hardware.md)")
+    table = _table()
+    base_name = spec.get("base")
+    if base_name is not None and base_name not in table["targets"]:
+        raise AdvisorError(str(path), f"unknown base '{base_name}'; known: {', '.join(target_names())}")
+    base = (
+        _build(base_name, table["targets"][base_name], table["units"], "")
+        if base_name
+        else for_instance_type(instance_type)
+    )
+    values = dict(base.values) if base else {}
+    for key, value in spec["values"].items():
+        if key not in table["units"]:
+            raise AdvisorError(str(path), f"unknown hardware figure '{key}'; known: {', '.join(table['units'])}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise AdvisorError(str(path), f"'{key}' must be a positive number, not {value!r}")
+        values[key] = float(value)
+    on = f" on top of {base.name}" if base else ""
+    return Hardware(
+        name=str(spec.get("name", path.stem)),
+        description=str(spec.get("description", f"user hardware file {path.name}{on}")),
+        values=values,
+        units=table["units"],
+        chosen_by=f"file {path}{on}",
+        references=(f"user file {path}",) + (base.references if base else ()),
+        notes=base.notes if base else (),
+    )
+
+
+def resolve(instance_type: str | None, override: str | None) -> Hardware | None:
+    """The hardware to use: `--hardware NAME|FILE` when given, else the profile's instance type."""
+    if override is None:
+        return for_instance_type(instance_type)
+    table = _table()
+    if override in table["targets"]:
+        return _build(override, table["targets"][override], table["units"], f"--hardware {override}")
+    path = Path(override)
+    if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        return _from_file(path, instance_type)
+    raise AdvisorError(
+        "--hardware", f"'{override}' is neither a known target ({', '.join(target_names())}) nor a YAML file"
+    )

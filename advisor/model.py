@@ -1,0 +1,139 @@
+"""Typed values passed between the stages. Imports nothing from advisor, so every stage can use it.
+
+Numbers are in machine units throughout: seconds, bytes, FLOPs, fractions 0..1 for every
+`*_percent`. `None` always means *unavailable*, never zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """Where a profile came from and how it was read."""
+
+    path: str
+    format: str  # summary-json | summary-text | ntff
+    shape: str  # how the file was laid out, e.g. "profile-id entries", "flat", "legacy summary list"
+    entry: str | None = None  # the entry analysed when the file holds several profiles
+    entries: tuple[str, ...] = ()  # every entry the file holds
+    converted_with: str | None = None  # the command used to convert an NTFF
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One profile as an adapter read it, normalised to machine units."""
+
+    source: SourceInfo
+    values: Mapping[str, float | None]  # numeric fields; None = reported as unavailable
+    info: Mapping[str, str]  # text fields: versions, instance type, ...
+    notes: tuple[str, ...] = ()  # what the adapter had to interpret (sentinels, NaN, odd ranges)
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """Peak figures of one NeuronCore generation, and how they were chosen."""
+
+    name: str
+    description: str
+    values: Mapping[str, float]  # e.g. tensor_peak_flops_bf16, hbm_bandwidth (bytes/s)
+    units: Mapping[str, str]
+    chosen_by: str  # e.g. "instance_type trn1.2xlarge", "--hardware trn2", "file hw.yaml"
+    references: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CrossCheck:
+    """A reported value compared with the same value derived from other fields."""
+
+    derived_value: float | None
+    relative_difference: float | None
+    tolerance: float
+    agrees: bool | None  # None when the derived value is unavailable
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number with its unit and provenance."""
+
+    name: str
+    value: float | None
+    unit: str
+    source: str  # reported | derived
+    description: str = ""
+    formula: str | None = None
+    inputs: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()  # inputs that were unavailable, when value is None
+    check: CrossCheck | None = None
+    note: str | None = None
+    better: str | None = None  # higher | lower, when the direction of goodness is known
+
+
+@dataclass(frozen=True)
+class Evidence:
+    value: float | None
+    unit: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule that fired, with everything a reader needs to check it."""
+
+    id: str
+    name: str
+    pack: str
+    severity: str
+    category: str
+    title: str
+    message: str
+    root_cause: bool
+    because: tuple[str, ...]  # names of the required rules that fired
+    evidence: Mapping[str, Evidence]
+    params: Mapping[str, float]
+    estimated_speedup: float | None
+    recommendation: str
+    root_cause_text: str = ""
+    condition: str = ""
+    references: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NotApplicable:
+    name: str
+    missing: tuple[str, ...]
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """How every selected rule ended: fired, passed, not_applicable or skipped."""
+
+    name: str
+    outcome: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The saved contract: everything later stages (reports, compare) read."""
+
+    advisor_version: str
+    source: SourceInfo
+    info: Mapping[str, str]
+    hardware: Hardware | None
+    metrics: Mapping[str, Metric]
+    findings: tuple[Finding, ...] = ()
+    not_applicable: tuple[NotApplicable, ...] = ()
+    outcomes: tuple[RuleOutcome, ...] = ()
+    packs: Mapping[str, str] = field(default_factory=dict)  # pack name -> version
+    notes: tuple[str, ...] = ()
+    schema_version: int = SCHEMA_VERSION
+
+    def value(self, name: str) -> float | None:
+        metric = self.metrics.get(name)
+        return None if metric is None else metric.value

@@ -1,0 +1,218 @@
+"""Analysis -> Document: the investigation report's sections, in the order of the findings doc
+(seed 002): TL;DR, setup, per-engine tables, memory, roofline, findings, checks, raw data."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from advisor.model import Analysis
+from advisor.report import format as fmt
+from advisor.report.document import Bullets, CodeBlock, Document, Paragraph, Section, Table, code, escape
+from advisor.report.findings import findings_sections, verdict
+from advisor.resources import load_yaml_resource
+
+
+@lru_cache(maxsize=1)
+def layout() -> dict[str, Any]:
+    return load_yaml_resource("data/report.yaml")
+
+
+@dataclass(frozen=True)
+class View:
+    """Formatted access to an analysis' metrics."""
+
+    analysis: Analysis
+
+    def raw(self, name: str) -> float | None:
+        return self.analysis.value(name)
+
+    def show(self, name: str | None) -> str:
+        if not name:
+            return "—"
+        metric = self.analysis.metrics.get(name)
+        return fmt.UNAVAILABLE if metric is None else fmt.value(metric.value, metric.unit)
+
+    def hw(self, key: str) -> float | None:
+        hw = self.analysis.hardware
+        return hw.values.get(key) if hw else None
+
+
+def _engines(view: View) -> list[dict[str, Any]]:
+    """Engines with an active fraction, busiest first (ties by table order, so output is stable)."""
+    rows = [e for e in layout()["engines"] if view.raw(e["percent"]) is not None]
+    return sorted(rows, key=lambda e: -(view.raw(e["percent"]) or 0.0))
+
+
+def title_of(analysis: Analysis) -> str:
+    source = analysis.source
+    name = source.path.replace("\\", "/").split("/")
+    stem = "/".join(name[-2:]) if len(name) > 1 else name[-1]
+    entry = f" ({source.entry})" if source.entry else ""
+    return f"Profile findings: {escape(stem)}{escape(entry)}"
+
+
+def _tldr(view: View) -> Section:
+    a = view.analysis
+    items: list[str] = []
+    engines = _engines(view)
+    total = view.raw("total_time")
+    if engines:
+        top = engines[0]
+        others = ", ".join(f"{e['short']} {view.show(e['percent'])}" for e in engines[1:4])
+        of_total = f" of {view.show('total_time')} total" if total is not None else ""
+        items.append(f"**{top['label']}: {view.show(top['percent'])} active** ({view.show(top['active'])}"
+                     f"{of_total}); then {others}.")
+    reads = view.raw("hbm_read_bytes")
+    if reads is not None:
+        peak = view.hw("hbm_bandwidth")
+        against = (f", {view.show('hbm_read_bandwidth_utilization')} of one HBM stack's "
+                   f"{fmt.rate(peak, 'bytes/s')}") if peak else ""
+        items.append(f"**HBM reads {fmt.bytes_(reads)}** ({fmt.decimal_bytes(reads)}), writes "
+                     f"{view.show('hbm_write_bytes')}: effective read bandwidth "
+                     f"**{view.show('hbm_read_bandwidth')}**{against}.")
+    items.append(_roofline_sentence(view))
+    if view.raw("total_active_time_percent") is not None:
+        overlap = view.raw("engine_overlap")
+        tail = (f"; engines and DMA run concurrently for {view.show('engine_overlap')} of it"
+                if overlap is not None else "")
+        items.append(f"Some engine or DMA is active {view.show('total_active_time_percent')} of the "
+                     f"{view.show('total_time')}{tail}.")
+    items.extend(verdict(a).tldr)
+    return Section("TL;DR", (Bullets(tuple(items[:5])), Paragraph(verdict(a).paragraph)), "tldr")
+
+
+def _roofline_sentence(view: View) -> str:
+    ai, ridge = view.raw("mm_arithmetic_intensity"), view.raw("peak_flops_bandwidth_ratio")
+    flops = view.raw("hardware_flops")
+    if flops == 0 or (ai is None and flops is None):
+        count = view.raw("tensor_engine_instruction_count")
+        tail = f" ({fmt.count(count)} Tensor Engine instructions)" if count is not None else ""
+        return f"No Tensor Engine matmul FLOPs reported{tail}: the roofline does not apply."
+    if ai is None or ridge is None:
+        return "Arithmetic intensity or ridge point unavailable: the roofline cannot be placed."
+    side = "memory-bound" if ai < ridge else "compute-bound"
+    return (f"Arithmetic intensity **{view.show('mm_arithmetic_intensity')}** against a ridge of "
+            f"{view.show('peak_flops_bandwidth_ratio')}: the {side} side of the roofline.")
+
+
+def _setup(view: View) -> Section:
+    a = view.analysis
+    s = a.source
+    rows = [("Input file", code(s.path)), ("Format", f"{s.format} ({escape(s.shape)})")]
+    if s.entry:
+        rows.append(("Entry analysed", f"{code(s.entry)} of {len(s.entries)}"))
+    if s.converted_with:
+        rows.append(("Converted with", code(s.converted_with)))
+    for key, label in (("instance_type", "Instance type"), ("profiler_version", "Profiler"),
+                       ("compiler_version", "Compiler"), ("runtime_version", "Runtime")):
+        rows.append((label, escape(a.info[key]) if a.info.get(key) else fmt.UNAVAILABLE))
+    hw = a.hardware
+    if hw:
+        rows.append(("Hardware figures", f"{escape(hw.description)} — chosen by {escape(hw.chosen_by)}"))
+        rows.append(("Tensor Engine peak (BF16)", fmt.rate(hw.values.get("tensor_peak_flops_bf16"), "FLOP/s")))
+        rows.append(("HBM bandwidth (one stack, as the profiler uses)",
+                     fmt.rate(hw.values.get("hbm_bandwidth"), "bytes/s")))
+    else:
+        rows.append(("Hardware figures", "unknown: pass --hardware trn1|trn1n|inf2|trn2|trn3 or a YAML file"))
+    rows.append(("Ridge point", view.show("peak_flops_bandwidth_ratio")))
+    rows.append(("Rule packs", ", ".join(f"{escape(n)} {escape(v)}" for n, v in a.packs.items()) or "none"))
+    return Section("Profile setup", (Table(("Item", "Value"), tuple(rows)),), "setup")
+
+
+def _engine_sections(view: View) -> list[Section]:
+    engines = _engines(view)
+    if not engines:
+        return [Section("Per-engine utilisation", (Paragraph("The profile reports no engine activity."),))]
+    util = Table(("Engine", "Active %", "Active time"),
+                 tuple((e["label"], view.show(e["percent"]), view.show(e["active"])) for e in engines),
+                 align=("left", "right", "right"))
+    blocks: list[Any] = [util, Paragraph(
+        f"Total time: {view.show('total_time')}. Total active: {view.show('total_active_time_percent')} "
+        f"(the union of engine and DMA activity; the per-engine shares overlap by "
+        f"{view.show('engine_overlap')}).")]
+    instr = Table(("Engine", "Instructions", "Instruction time (summed)", "Mean instruction"),
+                  tuple((e["label"], view.show(e["instructions"]), view.show(e["instruction_time"]),
+                         view.show(e["mean"])) for e in layout()["engines"]
+                        if e["instructions"] and view.raw(e["instructions"]) is not None),
+                  align=("left", "right", "right", "right"))
+    sections = [Section("Per-engine utilisation", tuple(blocks), "engines")]
+    if instr.rows:
+        sections.append(Section("Instruction counts", (instr, Paragraph(
+            "Instruction time sums the durations of overlapping instructions, so it can exceed the "
+            "engine's active time.")), "instructions"))
+    return sections
+
+
+def _memory(view: View) -> Section:
+    rows = []
+    for name, label in layout()["memory"]:
+        if view.raw(name) is None:
+            continue
+        shown = view.show(name)
+        metric = view.analysis.metrics[name]
+        if metric.unit == "bytes" and (view.raw(name) or 0) >= 1e6:
+            shown += f" ({fmt.decimal_bytes(view.raw(name))})"
+        if name == "hbm_read_bandwidth" and view.hw("hbm_bandwidth"):
+            shown += (f" = {view.show('hbm_read_bandwidth_utilization')} of "
+                      f"{fmt.rate(view.hw('hbm_bandwidth'), 'bytes/s')}")
+        rows.append((label, shown, "derived" if metric.source == "derived" else "reported"))
+    if not rows:
+        return Section("Memory traffic", (Paragraph("The profile reports no memory traffic."),), "memory")
+    table = Table(("Metric", "Value", "Source"), tuple(rows), align=("left", "right", "left"))
+    return Section("Memory traffic", (table,), "memory")
+
+
+def _roofline(view: View) -> Section:
+    if not view.raw("hardware_flops"):
+        return Section("Roofline", (Paragraph(_roofline_sentence(view)),), "roofline")
+    rows = tuple((label, view.show(name)) for name, label in layout()["roofline"] if name in view.analysis.metrics)
+    return Section("Roofline", (Paragraph(_roofline_sentence(view)),
+                                Table(("Metric", "Value"), rows, align=("left", "right"))), "roofline")
+
+
+def _checks(view: View) -> Section | None:
+    rows = []
+    for m in view.analysis.metrics.values():
+        if m.check is None:
+            continue
+        verdict_text = "agrees" if m.check.agrees else "unavailable" if m.check.agrees is None else "**disagrees**"
+        difference = ("—" if m.check.relative_difference is None
+                      else f"{m.check.relative_difference * 100:.2g} %")
+        rows.append((code(m.name), fmt.value(m.value, m.unit), fmt.value(m.check.derived_value, m.unit),
+                     code(m.formula or ""), difference, verdict_text))
+    if not rows:
+        return None
+    table = Table(("Metric", "Reported", "Recomputed", "From", "Difference", "Within 2 %"), tuple(rows),
+                  align=("left", "right", "right", "left", "right", "left"))
+    return Section("Cross-checks", (Paragraph(
+        "Values the profile reports, recomputed from other reported fields and the hardware figures."), table),
+        "checks")
+
+
+def _notes(analysis: Analysis) -> Section | None:
+    if not analysis.notes:
+        return None
+    return Section("Data notes", (Bullets(tuple(escape(n) for n in analysis.notes)),), "notes")
+
+
+def _raw(analysis: Analysis) -> Section:
+    reported = {n: m.value for n, m in analysis.metrics.items() if m.source == "reported"}
+    data = {**reported, **dict(sorted(analysis.info.items()))}
+    text = json.dumps(data, indent=2, ensure_ascii=False).replace("```", "'''")
+    return Section("Raw profile data", (Paragraph(
+        "The fields as read, in machine units (seconds, bytes, FLOPs; `*_percent` as fractions 0..1; "
+        "null = unavailable)."), CodeBlock(text, "json")), "raw")
+
+
+def build_document(analysis: Analysis) -> Document:
+    view = View(analysis)
+    source = analysis.source
+    lines = [f"Source: {code(source.path)} ({escape(source.format)}) · "
+             f"{escape(analysis.info.get('instance_type', 'instance unknown'))} · "
+             f"advisor {escape(analysis.advisor_version)}"]
+    sections = [_tldr(view), _setup(view), *_engine_sections(view), _memory(view), _roofline(view),
+                *findings_sections(analysis), _checks(view), _notes(analysis), _raw(analysis)]
+    return Document(title=title_of(analysis), lines=tuple(lines), sections=tuple(s for s in sections if s))

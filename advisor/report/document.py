@@ -1,0 +1,87 @@
+"""A format-free report: sections of blocks. Renderers turn it into Markdown, HTML or PDF.
+
+Text in blocks is inline Markdown written by the builder; anything that comes from a profile or a
+rule pack goes through `escape` first, so it can never inject markup into any output format.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_MD_ALWAYS = re.compile(r"([\\`*\[\]<>|~&])")
+_MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_MD_BLOCK_START = re.compile(r"^(\s*)([#+\-=])(?=\s|$)")
+_MD_NUMBERED = re.compile(r"^(\s*\d+)([.)])(?=\s|$)")
+
+
+def escape(text: object) -> str:
+    """Inline Markdown for untrusted text: markup characters escaped, newlines folded. Underscores
+    inside words stay bare (GitHub does not read them as emphasis), so names remain readable."""
+    flat = _MD_ALWAYS.sub(r"\\\1", " ".join(str(text).split()))
+    flat = _MD_UNDERSCORE.sub(r"\\_", flat)
+    flat = _MD_BLOCK_START.sub(r"\1\\\2", flat)
+    return _MD_NUMBERED.sub(r"\1\\\2", flat)
+
+
+def code(text: object) -> str:
+    """Untrusted text as inline code (names, formulas); backticks inside are replaced."""
+    return "`" + " ".join(str(text).split()).replace("`", "'") + "`"
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    kind: str = "paragraph"
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[str, ...]
+    ordered: bool = False
+    kind: str = "bullets"
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    align: tuple[str, ...] = ()  # "left" | "right" per column; default left
+    caption: str = ""
+    kind: str = "table"
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    text: str
+    language: str = ""
+    kind: str = "code"
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart: `name` is stable (the file name stem), `spec` says what to draw (report/charts.py)."""
+
+    name: str
+    title: str
+    spec: dict = field(default_factory=dict)
+    alt: str = ""
+    kind: str = "chart"
+
+
+Block = Paragraph | Bullets | Table | CodeBlock | Chart
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    blocks: tuple[Block, ...]
+    anchor: str = ""
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str
+    lines: tuple[str, ...]  # the lines under the title: source, date, tracker
+    sections: tuple[Section, ...]

@@ -1,0 +1,155 @@
+"""Every number a report shows is formatted here, with its unit.
+
+Byte sizes in binary units (KiB, MiB, GiB) as summary-text prints them; rates in decimal GB/s and
+TFLOP/s, the way hardware peaks are quoted (410 GB/s, 91.75 TFLOP/s); times in s/ms/µs/ns;
+fractions as percents. An unavailable value is shown as "unavailable", never as 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+UNAVAILABLE = "unavailable"
+
+_BINARY = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+_DECIMAL = (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3))
+_TIMES = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+
+
+def _sig(x: float, digits: int = 4) -> str:
+    """`digits` significant figures, without exponent notation for everyday magnitudes."""
+    if x == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(x)))
+    decimals = max(0, digits - 1 - magnitude)
+    text = f"{x:.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _usable(value: float | None) -> bool:
+    return value is not None and not isinstance(value, bool) and math.isfinite(value)
+
+
+def count(value: float | None) -> str:
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    return f"{value:,.0f}" if float(value).is_integer() or abs(value) >= 100 else _sig(value)
+
+
+def bytes_(value: float | None) -> str:
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    for unit, size in _BINARY:
+        if abs(value) >= size:
+            return f"{_sig(value / size)} {unit}"
+    return f"{value:,.0f} B"
+
+
+def exact_bytes(value: float | None) -> str:
+    return UNAVAILABLE if not _usable(value) else f"{value:,.0f} B"
+
+
+def decimal_bytes(value: float | None) -> str:
+    """Bytes in decimal units (6.58 GB), for comparison with figures quoted that way."""
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    for prefix, size in _DECIMAL[1:]:
+        if abs(value) >= size:
+            return f"{_sig(value / size, 3)} {prefix.upper() if prefix != 'k' else 'k'}B"
+    return f"{value:,.0f} B"
+
+
+def seconds(value: float | None) -> str:
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    if value == 0:
+        return "0 s"
+    for unit, size in _TIMES:
+        if abs(value) >= size:
+            return f"{_sig(value / size)} {unit}"
+    return f"{_sig(value / 1e-9)} ns"
+
+
+def percent(fraction: float | None) -> str:
+    """A profiler fraction (0..1) as a percent: 96.45 %, 3.67 %, 0.000226 %."""
+    if not _usable(fraction):
+        return UNAVAILABLE
+    assert fraction is not None
+    pct = fraction * 100
+    if pct == 0:
+        return "0 %"
+    if abs(pct) >= 1:
+        return f"{pct:.2f} %"
+    return f"{_sig(pct, 3)} %"
+
+
+def rate(value: float | None, unit: str) -> str:
+    """Decimal rates: 30.79 GB/s, 91.75 TFLOP/s."""
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    base = "B/s" if unit == "bytes/s" else "FLOP/s"
+    for prefix, size in _DECIMAL:
+        if abs(value) >= size:
+            return f"{_sig(value / size)} {prefix}{base}"
+    return f"{_sig(value)} {base}"
+
+
+def flops(value: float | None) -> str:
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    for prefix, size in _DECIMAL:
+        if abs(value) >= size:
+            return f"{_sig(value / size)} {prefix}FLOP"
+    return f"{value:,.0f} FLOP"
+
+
+def ratio(value: float | None, suffix: str = "") -> str:
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    return f"{_sig(value)}{suffix}"
+
+
+def speedup(value: float | None) -> str:
+    return UNAVAILABLE if not _usable(value) else f"{_sig(value, 3)}×"
+
+
+def value(v: float | None, unit: str) -> str:
+    """Any metric value by its unit."""
+    if unit == "fraction":
+        return percent(v)
+    if unit == "bytes":
+        return bytes_(v)
+    if unit == "s":
+        return seconds(v)
+    if unit in ("bytes/s", "FLOP/s"):
+        return rate(v, unit)
+    if unit == "FLOP":
+        return flops(v)
+    if unit == "FLOP/B":
+        return ratio(v, " FLOP/B")
+    if unit == "ratio":
+        return ratio(v, "×")
+    if unit == "Hz":
+        return rate(v, "Hz").replace("FLOP/s", "Hz")
+    if unit in ("count", "cycles"):
+        suffix = " cycles" if unit == "cycles" else ""
+        return count(v) + (suffix if _usable(v) else "")
+    return ratio(v)
+
+
+def with_spec(v: float | None, unit: str, spec: str) -> str:
+    """A rule-message placeholder: the metric's own unit by default, or a format spec such as `.0f`."""
+    if not spec:
+        return value(v, unit)
+    if not _usable(v):
+        return UNAVAILABLE
+    return format(v, spec)

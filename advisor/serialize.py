@@ -1,0 +1,143 @@
+"""The analysis JSON (docs/analysis-json.md): written by `report -o x.json`, read back by compare."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from advisor.errors import AdvisorError
+from advisor.model import (
+    SCHEMA_VERSION,
+    Analysis,
+    CrossCheck,
+    Evidence,
+    Finding,
+    Hardware,
+    Metric,
+    NotApplicable,
+    RuleOutcome,
+    SourceInfo,
+)
+
+SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
+
+
+def to_dict(analysis: Analysis) -> dict[str, Any]:
+    source = asdict(analysis.source)
+    source["entries"] = list(analysis.source.entries)
+    for key in SOURCE_FIELDS:
+        source[key] = analysis.info.get(key)
+    source["info"] = dict(sorted(analysis.info.items()))
+    hardware = None
+    if analysis.hardware:
+        hw = analysis.hardware
+        hardware = {
+            "name": hw.name, "description": hw.description, "chosen_by": hw.chosen_by,
+            "values": {k: {"value": v, "unit": hw.units.get(k, "")} for k, v in sorted(hw.values.items())},
+            "references": list(hw.references), "notes": list(hw.notes),
+        }
+    return {
+        "schema_version": analysis.schema_version,
+        "advisor_version": analysis.advisor_version,
+        "source": source,
+        "hardware": hardware,
+        "packs": dict(analysis.packs),
+        "metrics": {name: _metric(m) for name, m in analysis.metrics.items()},
+        "findings": [_finding(f) for f in analysis.findings],
+        "not_applicable": [{"name": n.name, "title": n.title, "missing": list(n.missing)}
+                           for n in analysis.not_applicable],
+        "outcomes": [asdict(o) for o in analysis.outcomes],
+        "notes": list(analysis.notes),
+    }
+
+
+def _metric(m: Metric) -> dict[str, Any]:
+    out: dict[str, Any] = {"value": m.value, "unit": m.unit, "source": m.source, "description": m.description}
+    if m.formula:
+        out["formula"] = m.formula
+        out["inputs"] = list(m.inputs)
+    if m.missing:
+        out["missing"] = list(m.missing)
+    if m.check:
+        out["check"] = asdict(m.check)
+    if m.note:
+        out["note"] = m.note
+    if m.better:
+        out["better"] = m.better
+    return out
+
+
+def _finding(f: Finding) -> dict[str, Any]:
+    return {
+        "id": f.id, "name": f.name, "pack": f.pack, "severity": f.severity, "category": f.category,
+        "title": f.title, "message": f.message, "root_cause": f.root_cause, "because": list(f.because),
+        "evidence": {k: {"value": e.value, "unit": e.unit} for k, e in f.evidence.items()},
+        "params": dict(f.params), "estimated_speedup": f.estimated_speedup,
+        "recommendation": f.recommendation, "root_cause_text": f.root_cause_text,
+        "condition": f.condition, "references": list(f.references),
+    }
+
+
+def dumps(analysis: Analysis) -> str:
+    return json.dumps(to_dict(analysis), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# ------------------------------------------------------------------------------------ reading back
+
+
+def from_dict(data: dict[str, Any], where: str) -> Analysis:
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise AdvisorError(where, f"analysis schema_version {data.get('schema_version')!r} is not supported "
+                                  f"(this advisor reads {SCHEMA_VERSION})")
+    try:
+        src = data["source"]
+        source = SourceInfo(path=src["path"], format=src["format"], shape=src.get("shape", ""),
+                            entry=src.get("entry"), entries=tuple(src.get("entries") or ()),
+                            converted_with=src.get("converted_with"))
+        hw = data.get("hardware")
+        hardware = None
+        if hw:
+            hardware = Hardware(
+                name=hw["name"], description=hw.get("description", ""),
+                values={k: float(v["value"]) for k, v in hw["values"].items()},
+                units={k: v.get("unit", "") for k, v in hw["values"].items()}, chosen_by=hw.get("chosen_by", ""),
+                references=tuple(hw.get("references") or ()), notes=tuple(hw.get("notes") or ()),
+            )
+        metrics = {name: Metric(
+            name=name, value=m["value"], unit=m.get("unit", ""), source=m.get("source", "reported"),
+            description=m.get("description", ""), formula=m.get("formula"), inputs=tuple(m.get("inputs") or ()),
+            missing=tuple(m.get("missing") or ()), check=CrossCheck(**m["check"]) if m.get("check") else None,
+            note=m.get("note"), better=m.get("better"),
+        ) for name, m in data["metrics"].items()}
+        findings = tuple(Finding(
+            id=f["id"], name=f["name"], pack=f["pack"], severity=f["severity"], category=f["category"],
+            title=f["title"], message=f["message"], root_cause=f["root_cause"], because=tuple(f["because"]),
+            evidence={k: Evidence(value=e["value"], unit=e["unit"]) for k, e in f["evidence"].items()},
+            params=f.get("params", {}), estimated_speedup=f.get("estimated_speedup"),
+            recommendation=f.get("recommendation", ""), root_cause_text=f.get("root_cause_text", ""),
+            condition=f.get("condition", ""), references=tuple(f.get("references") or ()),
+        ) for f in data.get("findings", []))
+        return Analysis(
+            advisor_version=data.get("advisor_version", ""), source=source, info=src.get("info", {}),
+            hardware=hardware, metrics=metrics, findings=findings,
+            not_applicable=tuple(NotApplicable(name=n["name"], missing=tuple(n["missing"]), title=n.get("title", ""))
+                                 for n in data.get("not_applicable", [])),
+            outcomes=tuple(RuleOutcome(**o) for o in data.get("outcomes", [])),
+            packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None
+
+
+def is_analysis(data: Any) -> bool:
+    return isinstance(data, dict) and "schema_version" in data and "advisor_version" in data
+
+
+def load(path: Path) -> Analysis:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError) as exc:
+        raise AdvisorError(str(path), f"cannot read analysis JSON: {exc}") from None
+    return from_dict(data, str(path))

@@ -1,0 +1,52 @@
+"""YAML loading for files users and organisations share: safe tags only, no aliases, bounded size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from advisor.errors import AdvisorError
+
+MAX_YAML_BYTES = 4 * 1024 * 1024
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load_yaml_text(text: str, where: str, allow_aliases: bool = False) -> Any:
+    """Parse YAML with the safe loader. Aliases are refused: a few bytes of anchors can expand to
+    billions of nodes when the result is walked (the "billion laughs" alias bomb)."""
+    if len(text) > MAX_YAML_BYTES:
+        raise AdvisorError(where, f"YAML file is larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
+    try:
+        if not allow_aliases:
+            for event in yaml.parse(text, Loader=_Loader):
+                if isinstance(event, yaml.AliasEvent):
+                    mark = event.start_mark
+                    line = f"line {mark.line + 1}: " if mark is not None else ""
+                    raise AdvisorError(where, f"{line}YAML aliases (*name) are not allowed")
+        return yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        line = f"line {mark.line + 1}: " if mark is not None else ""
+        raise AdvisorError(where, f"{line}invalid YAML: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise AdvisorError(where, f"invalid YAML: {str(exc).splitlines()[0]}") from None
+    except RecursionError:
+        raise AdvisorError(where, "YAML is nested too deeply") from None
+
+
+def load_yaml_file(path: Path, allow_aliases: bool = False) -> Any:
+    try:
+        size = path.stat().st_size
+        if size > MAX_YAML_BYTES:
+            raise AdvisorError(str(path), f"YAML file is larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AdvisorError(str(path), exc.strerror or str(exc)) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise AdvisorError(str(path), "not UTF-8 text") from None
+    return load_yaml_text(text, str(path), allow_aliases=allow_aliases)
