@@ -15,7 +15,7 @@ from advisor.rulepack import RuleSet, load_packs
 
 @dataclass(frozen=True)
 class AnalyzeOptions:
-    load: LoadOptions = LoadOptions()
+    load: LoadOptions = field(default_factory=LoadOptions)
     hardware: str | None = None  # --hardware NAME|FILE
     rule_paths: Sequence[Path] = field(default_factory=tuple)
 
@@ -45,7 +45,8 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
     )
 
 
-def analyze(path: Path, options: AnalyzeOptions = AnalyzeOptions()) -> Analysis:
+def analyze(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
+    options = options or AnalyzeOptions()
     ruleset = load_packs(options.rule_paths)
     profile = choose(load_profiles(path, options.load), options.load.entry, str(path))
     return analyze_profile(profile, ruleset, options.hardware)

@@ -173,7 +173,7 @@ class _Compiler:
         def compare(env: Env) -> Value:
             values = [p(env) for p in parts]
             result: bool | None = True
-            for op, a, b in zip(ops, values, values[1:]):
+            for op, a, b in zip(ops, values, values[1:], strict=False):
                 if a is None or b is None:
                     result = None if result is not False else False
                 elif not op(float(a), float(b)):
@@ -231,7 +231,7 @@ def compile_expression(text: object, known: Collection[str] | None = None) -> Ex
     `known`, when given, is the set of names the expression may read; others are refused with a
     "did you mean" suggestion.
     """
-    if isinstance(text, bool) or isinstance(text, (int, float)):
+    if isinstance(text, (bool, int, float)):
         text = str(text)
     if not isinstance(text, str):
         raise ExprError("an expression must be a string", str(text)[:80])

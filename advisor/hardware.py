@@ -51,6 +51,17 @@ def for_instance_type(instance_type: str | None) -> Hardware | None:
     return _build(name, table["targets"][name], table["units"], f"instance_type {instance_type}")
 
 
+def _positive(value: object) -> float | None:
+    """YAML 1.1 reads `400e9` (no dot, no exponent sign) as text, so numeric text is accepted."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number > 0 else None
+
+
 def _from_file(path: Path, instance_type: str | None) -> Hardware:
     spec = load_yaml_file(path)
     if not isinstance(spec, dict) or not isinstance(spec.get("values"), dict):
@@ -68,9 +79,10 @@ def _from_file(path: Path, instance_type: str | None) -> Hardware:
     for key, value in spec["values"].items():
         if key not in table["units"]:
             raise AdvisorError(str(path), f"unknown hardware figure '{key}'; known: {', '.join(table['units'])}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        number = _positive(value)
+        if number is None:
             raise AdvisorError(str(path), f"'{key}' must be a positive number, not {value!r}")
-        values[key] = float(value)
+        values[key] = number
     on = f" on top of {base.name}" if base else ""
     return Hardware(
         name=str(spec.get("name", path.stem)),

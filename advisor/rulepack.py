@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from advisor.errors import AdvisorError
-from advisor.expr import Expression, ExprError, compile_expression
+from advisor.expr import ExprError, Expression, compile_expression
 from advisor.resources import load_yaml_resource, shipped_dir
 from advisor.yamlsafe import load_yaml_file
 
@@ -389,7 +389,8 @@ def _order(rules: list[RuleDef]) -> tuple[RuleDef, ...]:
     except graphlib.CycleError as exc:
         cycle = exc.args[1]
         first = by_name[cycle[0]]
-        raise PackError([f"{first.where}: rule '{first.name}': `requires` forms a cycle: {' -> '.join(cycle)}"]) from None
+        problem = f"`requires` forms a cycle: {' -> '.join(cycle)}"
+        raise PackError([f"{first.where}: {problem}"]) from None
 
 
 def _input(check: _Checker, where: str, item: dict[str, Any], pack: str) -> InputDef | None:

@@ -28,8 +28,9 @@ def _parse_text(text: str, where: str) -> tuple[str, str, list[tuple[str, dict[s
     raise AdvisorError(where, "unknown format: expected Neuron summary-json, summary-text or an .ntff capture")
 
 
-def load_profiles(path: Path, options: LoadOptions = LoadOptions()) -> list[Profile]:
+def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profile]:
     """Every profile in the file, in file order."""
+    options = options or LoadOptions()
     where = str(path)
     converted_with = None
     if ntff.sniff_name(path):

@@ -52,7 +52,7 @@ class Normalised:
     notes: tuple[str, ...]
 
 
-def _as_number(raw: Any) -> float | None | str:
+def _as_number(raw: Any) -> float | str | None:
     """A finite float, None for NaN/infinite/out of range, or the reason it is not a number."""
     if isinstance(raw, bool):
         return "a boolean"

@@ -44,7 +44,7 @@ def parse(text: str, where: str) -> tuple[str, list[tuple[str, dict[str, Any]]]]
     summary = data.get("summary")
     if isinstance(summary, list) and summary and all(isinstance(s, dict) for s in summary):
         names = ["summary"] if len(summary) == 1 else [f"summary[{i}]" for i in range(len(summary))]
-        return "legacy summary list", list(zip(names, summary))
+        return "legacy summary list", list(zip(names, summary, strict=True))
     if isinstance(summary, dict):
         return "legacy summary object", [("summary", summary)]
 

@@ -80,10 +80,9 @@ def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
     blocks.append(Table(("Evidence", "Value"), rows, align=("left", "right"),
                         caption=f"Condition: {code(f.condition)}" if f.condition else ""))
     if f.estimated_speedup is not None:
+        overall = fmt.speedup(1 / (1 - f.estimated_speedup)) if f.estimated_speedup < 1 else "unbounded"
         blocks.append(Paragraph(f"Estimated speedup: removing this problem could save up to "
-                                f"{fmt.percent(f.estimated_speedup)} of total time "
-                                f"({fmt.speedup(1 / (1 - f.estimated_speedup)) if f.estimated_speedup < 1 else 'unbounded'} "
-                                "overall)."))
+                                f"{fmt.percent(f.estimated_speedup)} of total time ({overall} overall)."))
     if f.references:
         blocks.append(Paragraph("References: " + "; ".join(escape(r) for r in f.references)))
     return Section(f"{rank}. {escape(f.title)}", tuple(blocks), f"finding-{f.name}", level=3)

@@ -1,0 +1,49 @@
+import math
+
+import pytest
+
+from advisor.report import format as fmt
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "shown"),
+    [
+        (0.9645396092701302, "fraction", "96.45 %"),
+        (2.2616407562047187e-06, "fraction", "0.000226 %"),
+        (0.0367, "fraction", "3.67 %"),
+        (0.0, "fraction", "0 %"),
+        (6582249472, "bytes", "6.13 GiB"),
+        (1835008, "bytes", "1.75 MiB"),
+        (340.347 * 1024, "bytes", "340.3 KiB"),
+        (512, "bytes", "512 B"),
+        (0.213808050051, "s", "213.8 ms"),
+        (4.83557e-07, "s", "483.6 ns"),
+        (2.243e-05, "s", "22.43 µs"),
+        (5.2, "s", "5.2 s"),
+        (30785788797.1, "bytes/s", "30.79 GB/s"),
+        (91.75e12, "FLOP/s", "91.75 TFLOP/s"),
+        (654.344e9, "FLOP", "654.3 GFLOP"),
+        (223.78048, "FLOP/B", "223.8 FLOP/B"),
+        (12.02, "ratio", "12.02×"),
+        (403039, "count", "403,039"),
+        (299331264, "cycles", "299,331,264 cycles"),
+    ],
+)
+def test_values_carry_units(value, unit, shown):
+    assert fmt.value(value, unit) == shown
+
+
+@pytest.mark.parametrize("bad", [None, math.nan, math.inf])
+@pytest.mark.parametrize("unit", ["fraction", "bytes", "s", "bytes/s", "FLOP", "FLOP/B", "ratio", "count", ""])
+def test_unavailable_is_never_zero(bad, unit):
+    assert fmt.value(bad, unit) == "unavailable"
+
+
+def test_decimal_bytes_for_quoted_figures():
+    assert fmt.decimal_bytes(6578757632) == "6.58 GB"
+
+
+def test_message_spec():
+    assert fmt.with_spec(12.4, "ratio", ".0f") == "12"
+    assert fmt.with_spec(12.4, "ratio", "") == "12.4×"
+    assert fmt.with_spec(None, "ratio", ".0f") == "unavailable"

@@ -1,0 +1,123 @@
+"""The installed `advisor` command, run as a user runs it."""
+
+import json
+import os
+
+import pytest
+from conftest import run_cli
+from tests_support import FAKE_BIN, SAMPLES
+
+MP2 = SAMPLES / "mp2_energy" / "summary.json"
+
+
+def test_help_lists_commands_and_examples():
+    done = run_cli("--help")
+    assert done.returncode == 0
+    assert "report" in done.stdout and "metrics" in done.stdout and "examples:" in done.stdout
+
+
+def test_report_markdown_on_the_seed_sample(tmp_path):
+    out = tmp_path / "findings.md"
+    done = run_cli("report", MP2, "-o", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert "**Vector Engine: 96.45 % active**" in text
+    assert "30.79 GB/s" in text
+    assert "| Vector Engine | 96.45 % | 206.2 ms |" in text
+    assert "trn1.2xlarge" in text
+
+
+def test_report_is_deterministic(tmp_path):
+    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    assert run_cli("report", MP2, "-o", a).returncode == 0
+    assert run_cli("report", MP2, "-o", b).returncode == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_report_without_output_prints_markdown():
+    done = run_cli("report", MP2)
+    assert done.returncode == 0
+    assert done.stdout.startswith("# Profile findings")
+
+
+def test_report_json_is_the_analysis_contract(tmp_path):
+    out = tmp_path / "analysis.json"
+    assert run_cli("report", MP2, "-o", out).returncode == 0
+    data = json.loads(out.read_text())
+    assert data["schema_version"] == 1
+    assert data["source"]["format"] == "summary-json"
+    assert data["source"]["instance_type"] == "trn1.2xlarge"
+    assert data["source"]["profiler_version"].startswith("2.29.18.0")
+    bw = data["metrics"]["hbm_read_bandwidth"]
+    assert bw["unit"] == "bytes/s" and bw["source"] == "derived" and bw["value"] == pytest.approx(30.79e9, rel=1e-3)
+    assert data["metrics"]["mm_arithmetic_intensity"]["value"] is None
+    assert data["hardware"]["name"] == "trn1"
+    assert isinstance(data["findings"], list) and isinstance(data["not_applicable"], list)
+
+
+def test_metrics_command(tmp_path):
+    done = run_cli("metrics", MP2)
+    assert done.returncode == 0
+    line = next(row for row in done.stdout.splitlines() if row.startswith("hbm_read_bandwidth "))
+    assert "30.79 GB/s" in line and "derived" in line
+    done = run_cli("metrics", MP2, "--json")
+    assert json.loads(done.stdout)["vector_engine_active_time_percent"]["source"] == "reported"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["report", "missing.json"], "missing.json: no such file"),
+        (["report", "{tmp}/empty.json"], "empty.json: file is empty"),
+        (["report", MP2, "-o", "{tmp}/x.docx"], "cannot tell the output format"),
+        (["report", MP2, "--hardware", "tpu"], "--hardware: 'tpu' is neither"),
+        (["report", MP2, "-o", "{tmp}/nofolder/x.md"], "does not exist"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
+    (tmp_path / "empty.json").write_text("")
+    done = run_cli(*[str(a).format(tmp=tmp_path) for a in args], cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("advisor: error: ")
+    assert fragment in lines[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_no_output_left_behind_on_failure(tmp_path):
+    out = tmp_path / "out.md"
+    done = run_cli("report", tmp_path / "missing.json", "-o", out)
+    assert done.returncode == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_refuses_to_overwrite_its_input(tmp_path):
+    copy = tmp_path / "s.json"
+    copy.write_bytes(MP2.read_bytes())
+    done = run_cli("report", copy, "-o", copy)
+    assert done.returncode == 2 and "input" in done.stderr
+    assert copy.read_bytes() == MP2.read_bytes()
+
+
+def test_ntff_without_tools_names_the_command(tmp_path):
+    (tmp_path / "k.neff").write_bytes(b"NEFF")
+    (tmp_path / "profile.ntff").write_bytes(b"NTFF\x03")
+    done = run_cli("report", "profile.ntff", "-o", "f.md", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode == 2
+    assert "neuron-profile view -n" in done.stderr and "--output-format summary-json" in done.stderr
+    assert not (tmp_path / "f.md").exists()
+
+
+def test_ntff_with_fake_tool(tmp_path):
+    (tmp_path / "k.neff").write_bytes(b"NEFF")
+    (tmp_path / "profile.ntff").write_bytes(b"NTFF\x03")
+    env = {"PATH": f"{FAKE_BIN}{os.pathsep}{os.environ['PATH']}"}
+    done = run_cli("report", "profile.ntff", "-o", "f.md", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "f.md").read_text()
+    assert "96.45 %" in text and "neuron-profile view -n" in text
+
+
+def test_debug_shows_traceback(tmp_path):
+    done = run_cli("--debug", "report", tmp_path / "missing.json")
+    assert done.returncode != 0 and "Traceback" in done.stderr

@@ -1,0 +1,72 @@
+import pytest
+
+from advisor.errors import AdvisorError
+from advisor.hardware import for_instance_type, resolve, target_names
+
+
+def test_targets():
+    assert target_names() == ["inf2", "trn1", "trn1n", "trn2", "trn3"]
+
+
+@pytest.mark.parametrize(
+    ("instance", "name", "peak", "hbm", "ridge"),
+    [
+        ("trn1.2xlarge", "trn1", 91.75e12, 410e9, 223.78),
+        ("trn1n.32xlarge", "trn1n", 91.75e12, 410e9, 223.78),  # longest prefix wins over trn1
+        ("inf2.xlarge", "inf2", 91.75e12, 410e9, 223.78),
+        ("trn2.48xlarge", "trn2", 78.64e12, 716e9, 109.84),
+    ],
+)
+def test_instance_prefixes_and_ridge(instance, name, peak, hbm, ridge):
+    hw = for_instance_type(instance)
+    assert hw.name == name
+    assert hw.values["tensor_peak_flops_bf16"] == peak
+    assert hw.values["hbm_bandwidth"] == hbm
+    assert hw.values["tensor_peak_flops_bf16"] / hw.values["hbm_bandwidth"] == pytest.approx(ridge, abs=0.01)
+    assert hw.chosen_by == f"instance_type {instance}"
+
+
+def test_trn1_figures_match_the_reference():
+    hw = for_instance_type("trn1.2xlarge")
+    assert hw.values["base_clock_hz"] == 1.4e9
+    assert hw.values["sbuf_bytes"] == 24 * 2**20
+    assert hw.values["psum_bytes"] == 2 * 2**20
+    assert hw.units["hbm_bandwidth"] == "bytes/s"
+
+
+def test_unknown_instance_is_none():
+    assert for_instance_type("p5.48xlarge") is None
+    assert for_instance_type(None) is None
+
+
+def test_override_by_name_wins():
+    hw = resolve("trn1.2xlarge", "trn2")
+    assert hw.name == "trn2" and hw.chosen_by == "--hardware trn2"
+
+
+def test_override_by_file_layers_on_base(write):
+    path = write("hw.yaml", "name: my-trn1\nbase: trn1\nvalues:\n  hbm_bandwidth: 400e9\n")
+    hw = resolve(None, str(path))
+    assert hw.values["hbm_bandwidth"] == 400e9
+    assert hw.values["tensor_peak_flops_bf16"] == 91.75e12
+    assert "file" in hw.chosen_by
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("values:\n  hbm_bandwith: 1\n", "unknown hardware figure"),
+        ("values:\n  hbm_bandwidth: -5\n", "positive number"),
+        ("base: trn9\nvalues: {}\n", "unknown base"),
+        ("just text\n", "values"),
+        ("a: &x [1]\nb: *x\nvalues: {}\n", "aliases"),
+    ],
+)
+def test_bad_hardware_files(write, text, problem):
+    with pytest.raises(AdvisorError, match=problem):
+        resolve(None, str(write("hw.yaml", text)))
+
+
+def test_unknown_name():
+    with pytest.raises(AdvisorError, match="neither a known target"):
+        resolve(None, "tpu-v5")
