@@ -1,4 +1,4 @@
-"""What the CLI and notebooks call: analyze a profile, render an analysis."""
+"""What the CLI and notebooks call: analyze a profile, run a pack's examples."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 
 from advisor import __version__, hardware
 from advisor.adapters import LoadOptions, choose, load_profiles
+from advisor.engine import Selection, evaluate
 from advisor.metrics import derive
 from advisor.model import Analysis, Profile
 from advisor.rulepack import RuleSet, load_packs
@@ -17,14 +18,13 @@ from advisor.rulepack import RuleSet, load_packs
 class AnalyzeOptions:
     load: LoadOptions = field(default_factory=LoadOptions)
     hardware: str | None = None  # --hardware NAME|FILE
-    rule_paths: Sequence[Path] = field(default_factory=tuple)
+    rule_paths: Sequence[Path] = ()
+    selection: Selection = field(default_factory=Selection)
 
 
-def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None) -> Analysis:
-    hw = hardware.resolve(profile.info.get("instance_type"), hardware_override)
-    metrics = derive(profile, hw, ruleset)
+def _notes(profile: Profile, analysis_hw: object, metrics: dict) -> list[str]:
     notes = list(profile.notes)
-    if hw is None:
+    if analysis_hw is None:
         notes.append("Hardware unknown (no instance_type in the profile and no --hardware): metrics that need "
                      "peak FLOP/s or bandwidth are unavailable.")
     if len(profile.source.entries) > 1:
@@ -39,9 +39,19 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
                 f"{metric.check.derived_value:.6g} ({metric.check.relative_difference:.1%} apart, more than "
                 f"{metric.check.tolerance:.0%})."
             )
+    return notes
+
+
+def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None,
+                    selection: Selection | None = None) -> Analysis:
+    hw = hardware.resolve(profile.info.get("instance_type"), hardware_override)
+    metrics = derive(profile, hw, ruleset)
+    result = evaluate(ruleset, metrics, hw, selection or Selection())
     return Analysis(
         advisor_version=__version__, source=profile.source, info=dict(profile.info), hardware=hw,
-        metrics=metrics, packs={p.name: p.version for p in ruleset.packs}, notes=tuple(notes),
+        metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
+        outcomes=result.outcomes, packs={p.name: p.version for p in ruleset.packs},
+        notes=tuple(_notes(profile, hw, metrics)),
     )
 
 
@@ -49,4 +59,4 @@ def analyze(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
     options = options or AnalyzeOptions()
     ruleset = load_packs(options.rule_paths)
     profile = choose(load_profiles(path, options.load), options.load.entry, str(path))
-    return analyze_profile(profile, ruleset, options.hardware)
+    return analyze_profile(profile, ruleset, options.hardware, options.selection)

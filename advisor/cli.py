@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from advisor import __version__
+from advisor.model import SEVERITIES as SEVERITY_CHOICES
 
 EXAMPLES = """\
 examples:
@@ -19,7 +20,13 @@ examples:
   advisor report summary.json -o findings.md        from `neuron-profile view --output-format summary-json`
   advisor report summary.txt                        summary-text; Markdown on stdout
   advisor report summary.json -o analysis.json      the analysis, for compare and re-rendering
+  advisor report summary.json --fail-on high        exit 1 when a finding of severity high or above fires
+  advisor report summary.json --rules org-rules/ --set weight-reload.min_ratio=4
   advisor metrics summary.json                      every metric with value, unit and source
+  advisor rules list                                the rules, with ids, names and severities
+  advisor rules show weight-reload                  one rule: condition, params, examples
+  advisor rules validate org-rules/                 check a pack (exit 2 listing every problem)
+  advisor rules test org-rules/                     run a pack's own examples
 """
 
 
@@ -39,6 +46,19 @@ def _input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--neuron-profile", metavar="PATH", help="neuron-profile or neuron-explorer executable for .ntff")
     p.add_argument("--neff", metavar="PATH", help="the NEFF the .ntff was captured from (default: the only *.neff "
                                                   "beside it)")
+    _rules_option(p)
+    p.add_argument("--select", metavar="RULES", action="append", default=[],
+                   help="run only these rules: names, ids, categories or globs, comma-separated (repeatable)")
+    p.add_argument("--ignore", metavar="RULES", action="append", default=[],
+                   help="do not run these rules (same forms as --select)")
+    p.add_argument("--set", metavar="RULE.PARAM=VALUE", action="append", default=[], dest="set_params",
+                   help="override a rule's threshold, e.g. weight-reload.min_ratio=4 (repeatable)")
+    p.add_argument("--config", metavar="FILE", type=Path,
+                   help="settings file (default: advisor.toml or [tool.advisor] in pyproject.toml, searched "
+                        "from the working directory upwards)")
+
+
+def _rules_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", metavar="PATH", type=Path, action="append", default=[],
                    help="extra rule pack file or folder (repeatable)")
 
@@ -57,21 +77,69 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path,
                         help="output file; the format follows the extension: .md, .json (default: Markdown on stdout)")
     report.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
+    report.add_argument("--fail-on", metavar="SEVERITY", choices=SEVERITY_CHOICES,
+                        help="exit 1 when a finding at or above this severity fires (the CI gate): "
+                             + ", ".join(SEVERITY_CHOICES))
 
     metrics = sub.add_parser("metrics", help="list every metric with value, unit and source",
                              description="List every metric: value, unit, and whether reported or derived.")
     _input_options(metrics)
     metrics.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    rules = sub.add_parser("rules", help="list, show, validate and test rule packs",
+                           description="Rule packs: the built-in ones plus any given with --rules.")
+    rules_sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", parser_class=_Parser, required=True)
+    listing = rules_sub.add_parser("list", help="every rule with id, name, severity, category and title")
+    _rules_option(listing)
+    show = rules_sub.add_parser("show", help="one rule: condition, params, root cause, recommendation, examples")
+    show.add_argument("rule", metavar="NAME|ID")
+    _rules_option(show)
+    validate = rules_sub.add_parser("validate", help="check packs; exit 2 listing every problem")
+    validate.add_argument("paths", metavar="PATH", type=Path, nargs="+")
+    test = rules_sub.add_parser("test", help="run the packs' examples (default: the built-in packs); exit 1 on a failure")
+    test.add_argument("paths", metavar="PATH", type=Path, nargs="*")
+    docs = rules_sub.add_parser("docs", help="write the rule reference (Markdown) into a folder")
+    docs.add_argument("folder", type=Path)
     return parser
 
 
-def _analysis(args: argparse.Namespace):
+def _split(values: list[str]) -> tuple[str, ...]:
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def _params(values: list[str]) -> dict[str, float]:
+    from advisor.errors import AdvisorError
+    from advisor.yamlsafe import as_number
+
+    out = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        number = as_number(raw)
+        if not sep or "." not in key or number is None:
+            raise AdvisorError("--set", f"'{item}' must be RULE.PARAM=NUMBER, e.g. weight-reload.min_ratio=4")
+        out[key.strip()] = number
+    return out
+
+
+def _settings(args: argparse.Namespace):
+    from advisor.config import load_settings
+
+    return load_settings(args.config, Path.cwd())
+
+
+def _analysis(args: argparse.Namespace, settings):
     from advisor.adapters import LoadOptions
     from advisor.api import AnalyzeOptions, analyze
+    from advisor.engine import Selection
 
+    selection = Selection(
+        select=_split(args.select) or settings.select,
+        ignore=settings.ignore + _split(args.ignore),
+        params={**settings.params, **_params(args.set_params)},
+    )
     options = AnalyzeOptions(
         load=LoadOptions(neuron_profile=args.neuron_profile, neff=args.neff, entry=args.entry),
-        hardware=args.hardware, rule_paths=tuple(args.rules),
+        hardware=args.hardware or settings.hardware, rule_paths=(*settings.rules, *args.rules), selection=selection,
     )
     return analyze(args.input, options)
 
@@ -83,12 +151,22 @@ def _cmd_report(args: argparse.Namespace) -> int:
     fmt = format_for(args.output, args.format)
     if args.output is not None:
         refuse_overwriting_inputs(args.output, [args.input])
-    analysis = _analysis(args)
+    settings = _settings(args)
+    analysis = _analysis(args, settings)
     data = render(analysis, fmt, args.output)
     if args.output is None:
         sys.stdout.buffer.write(data)
+        sys.stdout.flush()
     else:
         write_atomic(args.output, data)
+    fail_on = args.fail_on or settings.fail_on
+    if fail_on:
+        gate = SEVERITY_CHOICES.index(fail_on)
+        hits = [f for f in analysis.findings if SEVERITY_CHOICES.index(f.severity) >= gate]
+        if hits:
+            names = ", ".join(f"{f.name} ({f.severity})" for f in hits)
+            print(f"advisor: gate: {len(hits)} finding(s) at or above {fail_on}: {names}", file=sys.stderr)
+            return 1
     return 0
 
 
@@ -98,7 +176,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
     from advisor.report import format as fmt
     from advisor.serialize import to_dict
 
-    analysis = _analysis(args)
+    analysis = _analysis(args, _settings(args))
     if args.json:
         print(json.dumps(to_dict(analysis)["metrics"], indent=2, ensure_ascii=False))
         return 0
@@ -111,7 +189,13 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"report": _cmd_report, "metrics": _cmd_metrics}
+def _cmd_rules(args: argparse.Namespace) -> int:
+    from advisor import rules_cli
+
+    return rules_cli.run(args)
+
+
+COMMANDS = {"report": _cmd_report, "metrics": _cmd_metrics, "rules": _cmd_rules}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,7 +21,7 @@ Value = float | bool | None
 Env = Mapping[str, float | None]
 Evaluator = Callable[[Env], Value]
 
-FUNCTIONS = ("min", "max", "abs", "exists")
+FUNCTIONS = ("min", "max", "abs", "exists", "max_known", "min_known")
 
 
 class ExprError(Exception):
@@ -214,13 +214,17 @@ class _Compiler:
         args = [self.compile(a, depth) for a in node.args]
         if fname == "abs":
             return lambda env: None if (v := args[0](env)) is None else abs(float(v))
-        pick = min if fname == "min" else max
+        pick = min if fname.startswith("min") else max
+        strict = not fname.endswith("_known")
 
         def extreme(env: Env) -> Value:
+            """min/max are unknown when any argument is; min_known/max_known take what is known
+            (unknown only when nothing is), e.g. the busiest of the engines a profile reports."""
             values = [a(env) for a in args]
-            if any(v is None for v in values):
+            known = [float(v) for v in values if v is not None]
+            if not known or (strict and len(known) < len(values)):
                 return None
-            return pick(float(v) for v in values)  # type: ignore[arg-type]
+            return pick(known)
 
         return extreme
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import AdvisorError
 from advisor.model import Hardware
 from advisor.resources import load_yaml_resource
-from advisor.yamlsafe import load_yaml_file
+from advisor.yamlsafe import as_number, load_yaml_file
 
 REFERENCE = "AWS Neuron documentation, as collected in shared/reference/neuron-profiler.md §5"
 
@@ -52,14 +51,8 @@ def for_instance_type(instance_type: str | None) -> Hardware | None:
 
 
 def _positive(value: object) -> float | None:
-    """YAML 1.1 reads `400e9` (no dot, no exponent sign) as text, so numeric text is accepted."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) and number > 0 else None
+    number = as_number(value)
+    return number if number is not None and number > 0 else None
 
 
 def _from_file(path: Path, instance_type: str | None) -> Hardware:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 SCHEMA_VERSION = 1
+SEVERITIES = ("info", "low", "medium", "high", "critical")  # in increasing order
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class Finding:
     root_cause: bool
     because: tuple[str, ...]  # names of the required rules that fired
     evidence: Mapping[str, Evidence]
-    params: Mapping[str, float]
+    params: Mapping[str, Evidence]  # thresholds, with the unit of the metric they are compared with
     estimated_speedup: float | None
     recommendation: str
     root_cause_text: str = ""

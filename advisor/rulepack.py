@@ -7,6 +7,7 @@ no cycles, no duplicate ids or names.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import graphlib
 import re
@@ -20,10 +21,10 @@ import yaml
 
 from advisor.errors import AdvisorError
 from advisor.expr import ExprError, Expression, compile_expression
+from advisor.model import SEVERITIES
 from advisor.resources import load_yaml_resource, shipped_dir
-from advisor.yamlsafe import load_yaml_file
+from advisor.yamlsafe import as_number, load_yaml_file
 
-SEVERITIES = ("info", "low", "medium", "high", "critical")
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
 UNITS = ("s", "bytes", "FLOP", "FLOP/s", "bytes/s", "FLOP/B", "fraction", "ratio", "count", "cycles", "Hz", "")
 MAX_RULES = 20000
@@ -94,6 +95,7 @@ class RuleDef:
     examples: tuple[Example, ...]
     pack: str
     where: str
+    param_units: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -225,10 +227,10 @@ def _number_map(check: _Checker, where: str, what: str, raw: Any) -> dict[str, f
     for key, value in raw.items():
         if not isinstance(key, str) or not _IDENT.match(key):
             check.add(where, f"{what}: '{key}' is not a valid name")
-        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        elif as_number(value) is None:
             check.add(where, f"{what}: '{key}' must be a number, not {value!r:.40}")
         else:
-            out[key] = float(value)
+            out[key] = as_number(value)  # type: ignore[assignment]
     return out
 
 
@@ -295,6 +297,7 @@ def load_rulesets(paths: Sequence[Path]) -> RuleSet:
     # Pass 1: headers, and the names every pack declares, so references can cross packs.
     headers: list[tuple[str, str, str, Path, list[_RawFile]]] = []
     declared: set[str] = set(hw)
+    units: dict[str, str] = {}  # declared name -> unit, so a threshold param can borrow its metric's unit
     rule_names: dict[str, str] = {}
     rule_ids: dict[str, str] = {}
     pack_names: dict[str, str] = {}
@@ -333,6 +336,7 @@ def load_rulesets(paths: Sequence[Path]) -> RuleSet:
                     item_name = item.get("name")
                     if section in ("inputs", "metrics") and isinstance(item_name, str):
                         declared.add(item_name)
+                        units.setdefault(item_name, str(item.get("unit", "")))
                     elif section == "rules" and isinstance(item_name, str):
                         where = f"{f.path}:{f.lines.get((section, i), '?')}"
                         if item_name in rule_names:
@@ -363,7 +367,7 @@ def load_rulesets(paths: Sequence[Path]) -> RuleSet:
             for i, item in enumerate(f.data.get("rules") or []):
                 where = f"{f.path}:{f.lines.get(('rules', i), '?')}"
                 if isinstance(item, dict):
-                    rule = _rule(check, where, item, name, declared, rule_names)
+                    rule = _rule(check, where, item, name, declared, rule_names, units)
                     if rule:
                         rules.append(rule)
         packs.append(Pack(name=name, version=version, description=description, path=str(path),
@@ -425,8 +429,24 @@ def _metric(check: _Checker, where: str, item: dict[str, Any], pack: str, known:
                      description=check.text(where, item, "description"), pack=pack)
 
 
+def _param_units(when: Expression, params: dict[str, float], units: dict[str, str]) -> dict[str, str]:
+    """A param compared with a metric takes that metric's unit (`x < max_fraction` -> fraction), so
+    thresholds show as 25 % rather than 0.25."""
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(when.text, mode="eval")):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for a, b in zip(sides, sides[1:], strict=False):
+                for param, other in ((a, b), (b, a)):
+                    if isinstance(param, ast.Name) and param.id in params and isinstance(other, ast.Name):
+                        unit = units.get(other.id)
+                        if unit:
+                            found.setdefault(param.id, unit)
+    return found
+
+
 def _rule(check: _Checker, where: str, item: dict[str, Any], pack: str, known: set[str],
-          rule_names: dict[str, str]) -> RuleDef | None:
+          rule_names: dict[str, str], units: dict[str, str]) -> RuleDef | None:
     check.keys(where, item, _RULE_KEYS, ("id", "name", "title", "severity", "when", "message", "recommendation"))
     rid, name = str(item.get("id", "")), item.get("name")
     if not isinstance(name, str) or not _NAME.match(name):
@@ -471,6 +491,7 @@ def _rule(check: _Checker, where: str, item: dict[str, Any], pack: str, known: s
         placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
         references=tuple(references), examples=examples, pack=pack, where=where,
+        param_units=_param_units(when, params, units),
     )
 
 
@@ -497,10 +518,10 @@ def _examples(check: _Checker, where: str, raw: Any, params: dict[str, float]) -
         for key, value in metrics_raw.items():
             if value is None:
                 metrics[str(key)] = None
-            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            elif as_number(value) is None:
                 check.add(ex_where, f"metric '{key}' must be a number or null")
             else:
-                metrics[str(key)] = float(value)
+                metrics[str(key)] = as_number(value)
         ex_params = _number_map(check, ex_where, "params", ex.get("params"))
         unknown = sorted(set(ex_params) - set(params))
         if unknown:

@@ -74,7 +74,8 @@ def _finding(f: Finding) -> dict[str, Any]:
         "id": f.id, "name": f.name, "pack": f.pack, "severity": f.severity, "category": f.category,
         "title": f.title, "message": f.message, "root_cause": f.root_cause, "because": list(f.because),
         "evidence": {k: {"value": e.value, "unit": e.unit} for k, e in f.evidence.items()},
-        "params": dict(f.params), "estimated_speedup": f.estimated_speedup,
+        "params": {k: {"value": p.value, "unit": p.unit} for k, p in f.params.items()},
+        "estimated_speedup": f.estimated_speedup,
         "recommendation": f.recommendation, "root_cause_text": f.root_cause_text,
         "condition": f.condition, "references": list(f.references),
     }
@@ -115,7 +116,8 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             id=f["id"], name=f["name"], pack=f["pack"], severity=f["severity"], category=f["category"],
             title=f["title"], message=f["message"], root_cause=f["root_cause"], because=tuple(f["because"]),
             evidence={k: Evidence(value=e["value"], unit=e["unit"]) for k, e in f["evidence"].items()},
-            params=f.get("params", {}), estimated_speedup=f.get("estimated_speedup"),
+            params={k: Evidence(value=p["value"], unit=p["unit"]) for k, p in f.get("params", {}).items()},
+            estimated_speedup=f.get("estimated_speedup"),
             recommendation=f.get("recommendation", ""), root_cause_text=f.get("root_cause_text", ""),
             condition=f.get("condition", ""), references=tuple(f.get("references") or ()),
         ) for f in data.get("findings", []))

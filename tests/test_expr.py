@@ -48,6 +48,10 @@ def test_functions_and_exists():
     assert ev("exists(a)", a=1.0) is True
     assert ev("exists(a)") is False
     assert ev("exists(a) and a > 3") is False
+    assert ev("max(a, b)", a=1.0) is None
+    assert ev("max_known(a, b, c)", a=1.0, c=3.0) == 3
+    assert ev("min_known(a, b)", b=2.0) == 2
+    assert ev("max_known(a, b)") is None
 
 
 def test_names_in_order():

@@ -76,7 +76,7 @@ def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
         blocks.append(Paragraph(f"**Why:** {escape(f.root_cause_text)}"))
     blocks.append(Paragraph(f"**Action:** {escape(f.recommendation)}"))
     rows = tuple((code(name), fmt.value(e.value, e.unit)) for name, e in f.evidence.items())
-    rows += tuple((code(name), fmt.ratio(value)) for name, value in f.params.items())
+    rows += tuple((f"{code(name)} (threshold)", fmt.value(p.value, p.unit)) for name, p in f.params.items())
     blocks.append(Table(("Evidence", "Value"), rows, align=("left", "right"),
                         caption=f"Condition: {code(f.condition)}" if f.condition else ""))
     if f.estimated_speedup is not None:

@@ -150,6 +150,8 @@ def with_spec(v: float | None, unit: str, spec: str) -> str:
     """A rule-message placeholder: the metric's own unit by default, or a format spec such as `.0f`."""
     if not spec:
         return value(v, unit)
+    if spec == "%":  # a fraction as a percent, formatted like every other percent in the report
+        return percent(v)
     if not _usable(v):
         return UNAVAILABLE
     return format(v, spec)

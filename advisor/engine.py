@@ -1,0 +1,142 @@
+"""Forward chaining over the rule packs: every rule ends fired, passed, not applicable or skipped.
+
+Rules come in dependency order (rulepack orders them with graphlib), and rules only add facts,
+so one pass reaches the fixpoint. A fired rule none of whose dependants fired is a root cause.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from advisor.errors import AdvisorError
+from advisor.expr import FUNCTIONS
+from advisor.metrics import hardware_env
+from advisor.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
+from advisor.report import format as fmt
+from advisor.rulepack import RuleDef, RuleSet
+
+_TOKEN = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules run and with which parameters (--select, --ignore, --set, advisor.toml)."""
+
+    select: tuple[str, ...] = ()  # names, ids, categories or globs; empty = all
+    ignore: tuple[str, ...] = ()
+    params: Mapping[str, float] = field(default_factory=dict)  # "rule.param" -> value
+
+    def chooses(self, rule: RuleDef) -> bool:
+        keys = (rule.name, rule.id, rule.category, rule.pack)
+
+        def hit(patterns: Sequence[str]) -> bool:
+            return any(fnmatch.fnmatchcase(k, p) for p in patterns for k in keys)
+
+        return (not self.select or hit(self.select)) and not hit(self.ignore)
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    findings: tuple[Finding, ...]
+    not_applicable: tuple[NotApplicable, ...]
+    outcomes: tuple[RuleOutcome, ...]
+
+
+def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str, dict[str, float]]:
+    """Each rule's params with the overrides applied; an override naming an unknown rule or param
+    is an error, so a typo never silently leaves a threshold unchanged."""
+    params = {r.name: dict(r.params) for r in ruleset.rules}
+    for key, value in overrides.items():
+        rule_key, _, param = key.rpartition(".")
+        rule = ruleset.rule(rule_key)
+        if rule is None:
+            raise AdvisorError("--set", f"{key}: no rule named '{rule_key}'")
+        if param not in rule.params:
+            known = ", ".join(rule.params) or "none"
+            raise AdvisorError("--set", f"{key}: rule {rule.name} has no param '{param}' (its params: {known})")
+        params[rule.name][param] = float(value)
+    return params
+
+
+def _condition_text(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
+    """The `when` with each name followed by its value, so a reader can check it."""
+
+    def annotate(match: re.Match[str]) -> str:
+        name = match.group(0)
+        if name in FUNCTIONS or name in ("and", "or", "not"):
+            return name
+        return f"{name} ({fmt.value(env.get(name), units.get(name, ''))})"
+
+    return _TOKEN.sub(annotate, rule.when.text)
+
+
+def _message(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
+    """Placeholders become numbers with units (or a pack-given format spec); checked at load."""
+    parts = []
+    for literal, name, spec, _ in string.Formatter().parse(rule.message):
+        parts.append(literal)
+        if name is not None:
+            parts.append(fmt.with_spec(env.get(name), units.get(name, ""), spec or ""))
+    return "".join(parts)
+
+
+def _clamp(value: object) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    return min(1.0, max(0.0, float(value)))  # type: ignore[arg-type]
+
+
+def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware | None,
+             selection: Selection = Selection()) -> EngineResult:
+    params_by_rule = resolve_params(ruleset, selection.params)
+    base_env: dict[str, float | None] = {**hardware_env(hardware), **{n: m.value for n, m in metrics.items()}}
+    hw_units = {f"hw_{k}": v for k, v in hardware.units.items()} if hardware else {}
+    units = {**hw_units, **{n: m.unit for n, m in metrics.items()}}
+    fired: dict[str, Finding] = {}
+    outcomes: list[RuleOutcome] = []
+    not_applicable: list[NotApplicable] = []
+    chosen = [r for r in ruleset.rules if selection.chooses(r)]
+    chosen_names = {r.name for r in chosen}
+
+    for rule in chosen:
+        unmet = [req for req in rule.requires if req not in fired]
+        if unmet:
+            why = ", ".join(f"{r} ({'not selected' if r not in chosen_names else 'did not fire'})" for r in unmet)
+            outcomes.append(RuleOutcome(rule.name, "skipped", f"requires {why}"))
+            continue
+        params = params_by_rule[rule.name]
+        env = {**base_env, **params}
+        rule_units = {**units, **rule.param_units}
+        result = rule.when.evaluate(env)
+        if result is None:
+            missing = tuple(n for n in rule.when.names if env.get(n) is None)
+            not_applicable.append(NotApplicable(rule.name, missing, rule.title))
+            outcomes.append(RuleOutcome(rule.name, "not_applicable", "missing " + ", ".join(missing)))
+            continue
+        if not result:
+            outcomes.append(RuleOutcome(rule.name, "passed"))
+            continue
+        speedup = _clamp(rule.estimated_speedup.evaluate(env)) if rule.estimated_speedup else None
+        for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
+            cap = fired[parent].estimated_speedup
+            if speedup is not None and cap is not None:
+                speedup = min(speedup, cap)
+        evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
+        fired[rule.name] = Finding(
+            id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
+            title=rule.title, message=_message(rule, env, rule_units), root_cause=False, because=rule.requires,
+            evidence=evidence, params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)}, estimated_speedup=speedup,
+            recommendation=rule.recommendation, root_cause_text=rule.root_cause,
+            condition=_condition_text(rule, env, rule_units), references=rule.references,
+        )
+        outcomes.append(RuleOutcome(rule.name, "fired"))
+
+    explained = {req for f in fired.values() for req in f.because}
+    findings = [replace(f, root_cause=f.name not in explained) for f in fired.values()]
+    findings.sort(key=lambda f: (-(f.estimated_speedup if f.estimated_speedup is not None else -1.0),
+                                 -SEVERITIES.index(f.severity), f.id))
+    return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes))
