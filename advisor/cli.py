@@ -96,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     _rules_option(show)
     validate = rules_sub.add_parser("validate", help="check packs; exit 2 listing every problem")
     validate.add_argument("paths", metavar="PATH", type=Path, nargs="+")
-    test = rules_sub.add_parser("test", help="run the packs' examples (default: the built-in packs); exit 1 on a failure")
+    test = rules_sub.add_parser("test", help="run the packs' examples (default: the built-in packs); "
+                                             "exit 1 on a failure")
     test.add_argument("paths", metavar="PATH", type=Path, nargs="*")
     docs = rules_sub.add_parser("docs", help="write the rule reference (Markdown) into a folder")
     docs.add_argument("folder", type=Path)

@@ -63,7 +63,8 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
         hardware = str((path.parent / hardware).resolve())
     return Settings(
         path=path, rules=tuple((path.parent / p).resolve() for p in _strings(where, "rules", data.get("rules", []))),
-        select=_strings(where, "select", data.get("select", [])), ignore=_strings(where, "ignore", data.get("ignore", [])),
+        select=_strings(where, "select", data.get("select", [])),
+        ignore=_strings(where, "ignore", data.get("ignore", [])),
         params=params, fail_on=fail_on, hardware=hardware,
     )
 

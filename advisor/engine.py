@@ -84,6 +84,25 @@ def _message(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str,
     return "".join(parts)
 
 
+def _root_inputs(names: list[str], metrics: Mapping[str, Metric]) -> tuple[str, ...]:
+    """What to capture: a missing derived metric is replaced by the inputs it is missing, down to
+    profile fields and hardware figures."""
+    out: list[str] = []
+    stack = list(reversed(names))
+    seen: set[str] = set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        metric = metrics.get(name)
+        if metric is not None and metric.source == "derived" and metric.missing:
+            stack.extend(reversed(metric.missing))
+        else:
+            out.append(name)
+    return tuple(out)
+
+
 def _clamp(value: object) -> float | None:
     if value is None or isinstance(value, bool):
         return None
@@ -91,7 +110,8 @@ def _clamp(value: object) -> float | None:
 
 
 def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware | None,
-             selection: Selection = Selection()) -> EngineResult:
+             selection: Selection | None = None) -> EngineResult:
+    selection = selection or Selection()
     params_by_rule = resolve_params(ruleset, selection.params)
     base_env: dict[str, float | None] = {**hardware_env(hardware), **{n: m.value for n, m in metrics.items()}}
     hw_units = {f"hw_{k}": v for k, v in hardware.units.items()} if hardware else {}
@@ -113,7 +133,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         rule_units = {**units, **rule.param_units}
         result = rule.when.evaluate(env)
         if result is None:
-            missing = tuple(n for n in rule.when.names if env.get(n) is None)
+            missing = _root_inputs([n for n in rule.when.names if env.get(n) is None], metrics)
             not_applicable.append(NotApplicable(rule.name, missing, rule.title))
             outcomes.append(RuleOutcome(rule.name, "not_applicable", "missing " + ", ".join(missing)))
             continue
@@ -129,7 +149,8 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         fired[rule.name] = Finding(
             id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
             title=rule.title, message=_message(rule, env, rule_units), root_cause=False, because=rule.requires,
-            evidence=evidence, params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)}, estimated_speedup=speedup,
+            evidence=evidence, estimated_speedup=speedup,
+            params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
             recommendation=rule.recommendation, root_cause_text=rule.root_cause,
             condition=_condition_text(rule, env, rule_units), references=rule.references,
         )

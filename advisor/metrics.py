@@ -48,15 +48,17 @@ def derive(profile: Profile, hardware: Hardware | None, ruleset: RuleSet) -> dic
     reported = {n for n, m in metrics.items() if m.value is not None}
     env: dict[str, float | None] = {**hardware_env(hardware), **{n: m.value for n, m in metrics.items()}}
 
-    pending = [d for d in ruleset.metrics if d.name not in reported]
+    pending = {d.name: d for d in ruleset.metrics if d.name not in reported}
     progress = True
-    while pending and progress:  # each pass settles at least one definition, or stops
+    while pending and progress:  # a definition is ready once none of its inputs is still pending
         progress = False
-        for definition in list(pending):
-            if all(env.get(name) is not None for name in definition.expr.names):
-                env[definition.name] = _number(definition.expr.evaluate(env))
-                pending.remove(definition)
+        for name, definition in list(pending.items()):
+            if not any(n in pending and n != name for n in definition.expr.names):
+                env[name] = _number(definition.expr.evaluate(env))
+                del pending[name]
                 progress = True
+    for name, definition in pending.items():  # cycles of unreported metrics: whatever can be computed
+        env[name] = _number(definition.expr.evaluate(env))
 
     for definition in ruleset.metrics:
         inputs = definition.expr.names
@@ -65,7 +67,8 @@ def derive(profile: Profile, hardware: Hardware | None, ruleset: RuleSet) -> dic
         if definition.name in reported:
             metrics[definition.name] = _checked(metrics[definition.name], definition, env, reported)
             continue
-        value = env.get(definition.name) if not missing else None
+        value = env.get(definition.name)
+        missing = missing if value is None else ()
         previous = metrics.get(definition.name)
         note = "the profile reported it as unavailable; derived instead" if previous and value is not None else None
         if previous and value is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import difflib
 import graphlib
+import itertools
 import re
 import string
 from collections.abc import Sequence
@@ -436,7 +437,7 @@ def _param_units(when: Expression, params: dict[str, float], units: dict[str, st
     for node in ast.walk(ast.parse(when.text, mode="eval")):
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
-            for a, b in zip(sides, sides[1:], strict=False):
+            for a, b in itertools.pairwise(sides):
                 for param, other in ((a, b), (b, a)):
                     if isinstance(param, ast.Name) and param.id in params and isinstance(other, ast.Name):
                         unit = units.get(other.id)

@@ -11,6 +11,7 @@ import yaml
 from advisor.errors import AdvisorError
 
 MAX_YAML_BYTES = 4 * 1024 * 1024
+MAX_YAML_DEPTH = 64  # packs, contexts and hardware files are a few levels deep
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -21,12 +22,7 @@ def load_yaml_text(text: str, where: str, allow_aliases: bool = False) -> Any:
     if len(text) > MAX_YAML_BYTES:
         raise AdvisorError(where, f"YAML file is larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
     try:
-        if not allow_aliases:
-            for event in yaml.parse(text, Loader=_Loader):
-                if isinstance(event, yaml.AliasEvent):
-                    mark = event.start_mark
-                    line = f"line {mark.line + 1}: " if mark is not None else ""
-                    raise AdvisorError(where, f"{line}YAML aliases (*name) are not allowed")
+        _prescan(text, where, allow_aliases)
         return yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
@@ -36,6 +32,25 @@ def load_yaml_text(text: str, where: str, allow_aliases: bool = False) -> Any:
         raise AdvisorError(where, f"invalid YAML: {str(exc).splitlines()[0]}") from None
     except RecursionError:
         raise AdvisorError(where, "YAML is nested too deeply") from None
+
+
+def _prescan(text: str, where: str, allow_aliases: bool) -> None:
+    """One pass over the parser's events, before anything is built: refuse aliases and deep nesting."""
+    depth = 0
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise AdvisorError(where, f"{_line(event)}YAML is nested deeper than {MAX_YAML_DEPTH} levels")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        elif isinstance(event, yaml.AliasEvent) and not allow_aliases:
+            raise AdvisorError(where, f"{_line(event)}YAML aliases (*name) are not allowed")
+
+
+def _line(event: yaml.Event) -> str:
+    mark = event.start_mark
+    return f"line {mark.line + 1}: " if mark is not None else ""
 
 
 def load_yaml_file(path: Path, allow_aliases: bool = False) -> Any:

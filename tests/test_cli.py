@@ -121,3 +121,76 @@ def test_ntff_with_fake_tool(tmp_path):
 def test_debug_shows_traceback(tmp_path):
     done = run_cli("--debug", "report", tmp_path / "missing.json")
     assert done.returncode != 0 and "Traceback" in done.stderr
+
+
+TEAM_PACK = SAMPLES.parent / "docs" / "examples" / "team-pack.yaml"
+WEIGHT_RELOAD = SAMPLES / "weight_reload" / "summary.json"
+
+
+def findings_of(tmp_path, *args):
+    out = tmp_path / "a.json"
+    done = run_cli("report", *args, "-o", out, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return [f["name"] for f in json.loads(out.read_text())["findings"]]
+
+
+def test_custom_pack_requiring_a_builtin_rule(tmp_path):
+    assert "weight-budget" in findings_of(tmp_path, WEIGHT_RELOAD, "--rules", TEAM_PACK)
+    assert "weight-budget" not in findings_of(tmp_path, WEIGHT_RELOAD, "--rules", TEAM_PACK,
+                                              "--set", "weight-budget.max_ratio=16")
+    # the built-in rule it requires does not fire on the fixed kernel, so neither does it
+    assert "weight-budget" not in findings_of(tmp_path, SAMPLES / "weight_reload_fixed" / "summary.json",
+                                              "--rules", TEAM_PACK)
+
+
+def test_settings_file_is_found_from_the_working_directory(tmp_path):
+    (tmp_path / "advisor.toml").write_text(f'rules = ["{TEAM_PACK}"]\nignore = ["low-tensor-engine-utilization"]\n'
+                                           '[set]\n"weight-budget.max_ratio" = 16\n')
+    names = findings_of(tmp_path, WEIGHT_RELOAD)
+    assert "weight-budget" not in names and "low-tensor-engine-utilization" not in names
+    assert "weight-reload" in names
+
+
+def test_pyproject_tool_advisor(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.advisor]\nselect = ["roofline"]\n')
+    assert findings_of(tmp_path, WEIGHT_RELOAD) == ["memory-bound"]
+
+
+def test_fail_on_gate(tmp_path):
+    assert run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.md", "--fail-on", "high").returncode == 1
+    assert run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.md", "--fail-on", "critical").returncode == 0
+    assert (tmp_path / "a.md").exists()  # the report is still written when the gate fails
+
+
+def test_rules_list_show_validate_test(tmp_path):
+    listing = run_cli("rules", "list")
+    assert listing.returncode == 0 and "NRN006  weight-reload" in listing.stdout
+    show = run_cli("rules", "show", "NRN006")
+    assert "when: weight_reload_ratio > min_ratio" in show.stdout and "requires: memory-bound" in show.stdout
+    assert run_cli("rules", "validate", TEAM_PACK).returncode == 0
+    test = run_cli("rules", "test", TEAM_PACK)
+    assert test.returncode == 0 and "3 passed, 0 failed" in test.stdout
+    assert run_cli("rules", "test").returncode == 0
+
+
+def test_rules_validate_lists_every_problem(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(TEAM_PACK.read_text().replace("severity: critical", "severity: huge")
+                   .replace("requires: [weight-reload]", "requires: [weight-relaod]"))
+    done = run_cli("rules", "validate", bad)
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if line.startswith("advisor: error: ")]
+    assert len(errors) == 2
+    assert any("severity 'huge'" in e for e in errors) and any("did you mean 'weight-reload'" in e for e in errors)
+
+
+def test_rules_test_fails_on_a_wrong_example(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(TEAM_PACK.read_text().replace("expect: skip", "expect: fire"))
+    done = run_cli("rules", "test", bad)
+    assert done.returncode == 1 and "FAIL" in done.stdout and "2 passed, 1 failed" in done.stdout
+
+
+def test_set_typo_is_an_error(tmp_path):
+    done = run_cli("report", WEIGHT_RELOAD, "--set", "weight-reload.min_ration=3")
+    assert done.returncode == 2 and "has no param 'min_ration'" in done.stderr

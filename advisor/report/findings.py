@@ -23,7 +23,7 @@ def root_causes(analysis: Analysis) -> list[Finding]:
 def _gain(f: Finding) -> str:
     if f.estimated_speedup is None:
         return ""
-    return f" (estimated gain: up to {fmt.percent(f.estimated_speedup)} of total time)"
+    return f", estimated gain up to {fmt.percent(f.estimated_speedup)} of total time"
 
 
 def verdict(analysis: Analysis) -> Verdict:
@@ -33,7 +33,7 @@ def verdict(analysis: Analysis) -> Verdict:
         tail = f" {skipped} rule(s) could not be evaluated for missing metrics (see the appendix)." if skipped else ""
         return Verdict((), "**Verdict:** no rule in the loaded packs fired on this profile." + tail)
     top = causes[0]
-    bullet = f"Root cause: **{escape(top.title)}** ({code(top.name)}){_gain(top)}."
+    bullet = f"Root cause: **{escape(top.title)}** ({code(top.name)}{_gain(top)})."
     chain = _chain(analysis, top)
     because = f" It was reached through {chain}." if chain else ""
     others = ""

@@ -1,0 +1,98 @@
+import pytest
+
+from advisor.engine import Selection, evaluate, resolve_params
+from advisor.errors import AdvisorError
+from advisor.hardware import resolve
+from advisor.metrics import derive
+from advisor.model import Profile, SourceInfo
+from advisor.rulepack import load_packs
+
+RULESET = load_packs()
+
+WEIGHT_RELOAD = {"total_time": 0.001, "hardware_flops": 1.2e10, "transpose_flops": 0, "hbm_read_bytes": 1.0e8,
+                 "hbm_write_bytes": 1.0e6, "weight_queue_bytes": 7.2e7, "weight_size_bytes": 6.0e6,
+                 "dma_active_time_percent": 0.9, "tensor_engine_active_time_percent": 0.4,
+                 "vector_engine_active_time_percent": 0.2}
+
+
+def run(values, selection=None, hardware="trn1"):
+    hw = resolve(None, hardware) if hardware else None
+    profile = Profile(SourceInfo("t", "test", "test"), values, {})
+    return evaluate(RULESET, derive(profile, hw, RULESET), hw, selection)
+
+
+def outcome(result, name):
+    return next(o.outcome for o in result.outcomes if o.name == name)
+
+
+def test_chain_and_root_cause():
+    result = run(WEIGHT_RELOAD)
+    by_name = {f.name: f for f in result.findings}
+    assert by_name["weight-reload"].because == ("memory-bound",)
+    assert by_name["weight-reload"].root_cause is True
+    assert by_name["memory-bound"].root_cause is False  # explained by weight-reload
+
+
+def test_evidence_has_values_and_units():
+    finding = next(f for f in run(WEIGHT_RELOAD).findings if f.name == "memory-bound")
+    ai = finding.evidence["mm_arithmetic_intensity"]
+    assert ai.unit == "FLOP/B"
+    assert ai.value == pytest.approx(1.2e10 / 1.01e8)
+    assert finding.evidence["peak_flops_bandwidth_ratio"].value == pytest.approx(223.78, abs=0.01)
+    assert "mm_arithmetic_intensity (118.8 FLOP/B) < peak_flops_bandwidth_ratio (223.8 FLOP/B)" in finding.condition
+
+
+def test_message_numbers_carry_units():
+    finding = next(f for f in run(WEIGHT_RELOAD).findings if f.name == "weight-reload")
+    assert finding.message.startswith("Weights were read 12.0× their size (68.66 MiB through the weight queues "
+                                      "for 5.722 MiB of weights)")
+
+
+def test_child_estimate_capped_by_parent():
+    by_name = {f.name: f for f in run(WEIGHT_RELOAD).findings}
+    assert by_name["weight-reload"].estimated_speedup <= by_name["memory-bound"].estimated_speedup
+
+
+def test_ranking_is_a_total_order():
+    findings = run(WEIGHT_RELOAD).findings
+    keys = [(-(f.estimated_speedup if f.estimated_speedup is not None else -1), f.id) for f in findings]
+    assert keys == sorted(keys) or len({k[0] for k in keys}) < len(keys)
+
+
+def test_missing_metrics_make_rules_not_applicable_with_the_list():
+    result = run({"total_time": 0.1, "vector_engine_active_time_percent": 0.9})
+    na = {n.name: n.missing for n in result.not_applicable}
+    assert set(na["memory-bound"]) == {"hardware_flops", "transpose_flops", "hbm_read_bytes", "hbm_write_bytes"}
+    assert outcome(result, "weight-reload") == "skipped"
+
+
+def test_no_tensor_rules_without_matmul_work():
+    result = run({"total_time": 0.1, "hardware_flops": 0, "matmul_instruction_count": 0, "transpose_flops": 0,
+                  "hbm_read_bytes": 1e6, "hbm_write_bytes": 0, "tensor_engine_active_time_percent": 0.0})
+    fired = {f.name for f in result.findings}
+    assert not fired & {"memory-bound", "compute-bound", "low-tensor-engine-utilization", "transpose-overhead"}
+
+
+def test_select_ignore_by_name_id_category_and_glob():
+    assert {f.name for f in run(WEIGHT_RELOAD, Selection(select=("memory-bound",))).findings} == {"memory-bound"}
+    assert {f.name for f in run(WEIGHT_RELOAD, Selection(select=("NRN001",))).findings} == {"memory-bound"}
+    names = {f.name for f in run(WEIGHT_RELOAD, Selection(select=("roofline",))).findings}
+    assert names == {"memory-bound"}
+    ignored = run(WEIGHT_RELOAD, Selection(ignore=("memory-*",)))
+    assert "memory-bound" not in {f.name for f in ignored.findings}
+    assert outcome(ignored, "weight-reload") == "skipped"  # its requirement is not selected
+
+
+def test_set_changes_a_threshold():
+    assert "weight-reload" in {f.name for f in run(WEIGHT_RELOAD).findings}
+    raised = run(WEIGHT_RELOAD, Selection(params={"weight-reload.min_ratio": 20}))
+    assert outcome(raised, "weight-reload") == "passed"
+    by_id = run(WEIGHT_RELOAD, Selection(params={"NRN006.min_ratio": 20}))
+    assert outcome(by_id, "weight-reload") == "passed"
+
+
+@pytest.mark.parametrize(("key", "problem"), [("nope.min_ratio", "no rule named"),
+                                              ("weight-reload.max", "has no param 'max'")])
+def test_set_typos_are_errors(key, problem):
+    with pytest.raises(AdvisorError, match=problem):
+        resolve_params(RULESET, {key: 1.0})
