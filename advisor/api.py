@@ -8,8 +8,9 @@ from pathlib import Path
 
 from advisor import __version__, hardware
 from advisor.adapters import LoadOptions, choose, load_profiles
+from advisor.context import judge, load_context
 from advisor.engine import Selection, evaluate
-from advisor.metrics import derive
+from advisor.metrics import derive, hardware_env
 from advisor.model import Analysis, Profile
 from advisor.rulepack import RuleSet, load_packs
 
@@ -20,6 +21,7 @@ class AnalyzeOptions:
     hardware: str | None = None  # --hardware NAME|FILE
     rule_paths: Sequence[Path] = ()
     selection: Selection = field(default_factory=Selection)
+    context: Path | None = None  # --context FILE: the investigation context
 
 
 def _notes(profile: Profile, analysis_hw: object, metrics: dict) -> list[str]:
@@ -43,15 +45,20 @@ def _notes(profile: Profile, analysis_hw: object, metrics: dict) -> list[str]:
 
 
 def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None,
-                    selection: Selection | None = None) -> Analysis:
+                    selection: Selection | None = None, context: Path | None = None) -> Analysis:
     hw = hardware.resolve(profile.info.get("instance_type"), hardware_override)
     metrics = derive(profile, hw, ruleset)
     result = evaluate(ruleset, metrics, hw, selection or Selection())
+    investigation = None
+    if context is not None:
+        known = {*metrics, *ruleset.inputs, *(m.name for m in ruleset.metrics), *ruleset.hardware_names}
+        env = {**hardware_env(hw), **{n: m.value for n, m in metrics.items()}}
+        investigation = judge(load_context(context, known), env, metrics)
     return Analysis(
         advisor_version=__version__, source=profile.source, info=dict(profile.info), hardware=hw,
         metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
         outcomes=result.outcomes, packs={p.name: p.version for p in ruleset.packs},
-        notes=tuple(_notes(profile, hw, metrics)),
+        notes=tuple(_notes(profile, hw, metrics)), investigation=investigation,
     )
 
 
@@ -59,4 +66,4 @@ def analyze(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
     options = options or AnalyzeOptions()
     ruleset = load_packs(options.rule_paths)
     profile = choose(load_profiles(path, options.load), options.load.entry, str(path))
-    return analyze_profile(profile, ruleset, options.hardware, options.selection)
+    return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)

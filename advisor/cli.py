@@ -75,8 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
                             epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _input_options(report)
     report.add_argument("-o", "--output", type=Path,
-                        help="output file; the format follows the extension: .md, .json (default: Markdown on stdout)")
+                        help="output file; the format follows the extension: .md (charts in <name>_files/), .html, "
+                             ".pdf, .json (default: Markdown on stdout)")
     report.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
+    report.add_argument("--context", metavar="FILE", type=Path,
+                        help="investigation context (YAML): title, tracker, notes, workload timings for Amdahl, "
+                             "expectations, hypotheses (see docs/context.md)")
+    report.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
     report.add_argument("--fail-on", metavar="SEVERITY", choices=SEVERITY_CHOICES,
                         help="exit 1 when a finding at or above this severity fires (the CI gate): "
                              + ", ".join(SEVERITY_CHOICES))
@@ -141,12 +146,14 @@ def _analysis(args: argparse.Namespace, settings):
     options = AnalyzeOptions(
         load=LoadOptions(neuron_profile=args.neuron_profile, neff=args.neff, entry=args.entry),
         hardware=args.hardware or settings.hardware, rule_paths=(*settings.rules, *args.rules), selection=selection,
+        context=getattr(args, "context", None),
     )
     return analyze(args.input, options)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from advisor.output import format_for, refuse_overwriting_inputs, write_atomic
+    from advisor.errors import AdvisorError
+    from advisor.output import format_for, refuse_overwriting_inputs, write_report
     from advisor.render import render
 
     fmt = format_for(args.output, args.format)
@@ -154,12 +161,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         refuse_overwriting_inputs(args.output, [args.input])
     settings = _settings(args)
     analysis = _analysis(args, settings)
-    data = render(analysis, fmt, args.output)
+    rendered = render(analysis, fmt, args.output, args.page_size)
     if args.output is None:
-        sys.stdout.buffer.write(data)
+        if fmt == "pdf":
+            raise AdvisorError("-o", "a PDF needs an output file: -o report.pdf")
+        sys.stdout.buffer.write(rendered.main)
         sys.stdout.flush()
     else:
-        write_atomic(args.output, data)
+        write_report(args.output, rendered.main, rendered.files, rendered.folder)
     fail_on = args.fail_on or settings.fail_on
     if fail_on:
         gate = SEVERITY_CHOICES.index(fail_on)

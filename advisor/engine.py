@@ -7,19 +7,15 @@ so one pass reaches the fixpoint. A fired rule none of whose dependants fired is
 from __future__ import annotations
 
 import fnmatch
-import re
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from advisor.errors import AdvisorError
-from advisor.expr import FUNCTIONS
 from advisor.metrics import hardware_env
 from advisor.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.report import format as fmt
 from advisor.rulepack import RuleDef, RuleSet
-
-_TOKEN = re.compile(r"\b[a-z_][a-z0-9_]*\b")
 
 
 @dataclass(frozen=True)
@@ -64,14 +60,7 @@ def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str
 
 def _condition_text(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
     """The `when` with each name followed by its value, so a reader can check it."""
-
-    def annotate(match: re.Match[str]) -> str:
-        name = match.group(0)
-        if name in FUNCTIONS or name in ("and", "or", "not"):
-            return name
-        return f"{name} ({fmt.value(env.get(name), units.get(name, ''))})"
-
-    return _TOKEN.sub(annotate, rule.when.text)
+    return fmt.annotated(rule.when.text, {n: (env.get(n), units.get(n, "")) for n in rule.when.names})
 
 
 def _message(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:

@@ -120,6 +120,59 @@ class RuleOutcome:
 
 
 @dataclass(frozen=True)
+class Amdahl:
+    """Amdahl's law over a workload's steps: the changed steps are the fraction f, sped up s times."""
+
+    baseline: Mapping[str, float]  # seconds per step
+    optimized: Mapping[str, float]
+    changed: tuple[str, ...]  # steps whose time changed
+    fraction: float | None  # f: changed steps' share of the baseline total
+    step_speedup: float | None  # s: baseline / optimized time of the changed steps
+    predicted: float | None  # 1 / ((1 - f) + f / s)
+    measured: float | None  # baseline total / optimized total
+    ceiling: float | None  # 1 / (1 - f): s -> infinity
+    target: float | None = None
+    needed_step_speedup: float | None = None  # s that reaches the target; None when unreachable
+    target_reachable: bool | None = None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """An analytical prediction checked against the profile."""
+
+    metric: str
+    expr: str
+    expected: float | None
+    actual: float | None
+    unit: str
+    tolerance: float
+    relative_difference: float | None
+    verdict: str  # matches | differs | unavailable
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    name: str
+    expect: str
+    verdict: str  # supported | falsified | undecided
+    evidence: Mapping[str, Evidence]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Investigation:
+    """The investigation context (--context) and what the profile says about it."""
+
+    title: str | None = None
+    tracker: str | None = None
+    date: str | None = None
+    context: str | None = None  # the author's Markdown
+    amdahl: Amdahl | None = None
+    expectations: tuple[Expectation, ...] = ()
+    hypotheses: tuple[Hypothesis, ...] = ()
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The saved contract: everything later stages (reports, compare) read."""
 
@@ -133,6 +186,7 @@ class Analysis:
     outcomes: tuple[RuleOutcome, ...] = ()
     packs: Mapping[str, str] = field(default_factory=dict)  # pack name -> version
     notes: tuple[str, ...] = ()
+    investigation: Investigation | None = None
     schema_version: int = SCHEMA_VERSION
 
     def value(self, name: str) -> float | None:

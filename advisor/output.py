@@ -35,6 +35,23 @@ def refuse_overwriting_inputs(output: Path, inputs: Iterable[Path]) -> None:
             raise AdvisorError(str(output), "-o names an input file; refusing to overwrite it")
 
 
+def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str | None) -> None:
+    """The chart files first, then the report that links them; stale charts of earlier runs are
+    removed. The chart folder is refused if it is a symlink, so nothing is written outside it."""
+    if folder:
+        target = path.parent / folder
+        if target.is_symlink() or (target.exists() and not target.is_dir()):
+            raise AdvisorError(str(target), "exists and is not a plain folder; refusing to write charts into it")
+        target.mkdir(exist_ok=True)
+        for relative, data in files.items():
+            write_atomic(path.parent / relative, data)
+        keep = {Path(relative).name for relative in files}
+        for old in target.glob("*.png"):
+            if old.name not in keep and not old.is_symlink():
+                old.unlink()
+    write_atomic(path, main)
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():

@@ -1,21 +1,65 @@
-"""Analysis -> bytes in the requested format."""
+"""Analysis -> the bytes of each output file, in the requested format. Nothing is written here:
+the caller writes everything only once all of it rendered."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from advisor.errors import AdvisorError
 from advisor.model import Analysis
+from advisor.report.document import Chart, Document
 
 
-def render(analysis: Analysis, fmt: str, output: Path | None) -> bytes:
+@dataclass(frozen=True)
+class Rendered:
+    main: bytes
+    files: dict[str, bytes] = field(default_factory=dict)  # relative path -> bytes (Markdown's charts)
+    folder: str | None = None  # the chart folder, relative to the main file
+
+
+def charts_folder(output: Path) -> str:
+    return f"{output.stem}_files"
+
+
+def _chart_files(doc: Document, folder: str) -> tuple[dict[str, str], dict[str, bytes]]:
+    """Chart name -> relative link, and the PNG files, named from a hash of their spec."""
+    from advisor.report import charts
+
+    links: dict[str, str] = {}
+    files: dict[str, bytes] = {}
+    for section in doc.sections:
+        for block in section.blocks:
+            if isinstance(block, Chart):
+                digest = hashlib.sha256(json.dumps(block.spec, sort_keys=True).encode()).hexdigest()[:10]
+                relative = f"{folder}/{block.name}-{digest}.png"
+                links[block.name] = relative
+                files[relative] = charts.png(block.spec)
+    return links, files
+
+
+def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
     if fmt == "json":
         from advisor.serialize import dumps
 
-        return dumps(analysis).encode("utf-8")
+        return Rendered(dumps(analysis).encode("utf-8"))
+    from advisor.report.build import build_document
+
+    doc = build_document(analysis)
     if fmt == "md":
-        from advisor.report.build import build_document
         from advisor.report.markdown import render_markdown
 
-        return render_markdown(build_document(analysis)).encode("utf-8")
-    raise AdvisorError(str(output or fmt), f"the {fmt} format is not available yet; use .md or .json")
+        if output is None:  # Markdown on stdout: no place for chart files
+            return Rendered(render_markdown(doc).encode("utf-8"))
+        folder = charts_folder(output)
+        links, files = _chart_files(doc, folder)
+        return Rendered(render_markdown(doc, links).encode("utf-8"), files, folder)
+    from advisor.report.html import render_html
+
+    html = render_html(doc, page_size)
+    if fmt == "html":
+        return Rendered(html.encode("utf-8"))
+    from advisor.report.pdf import render_pdf
+
+    return Rendered(render_pdf(html))

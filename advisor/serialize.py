@@ -10,11 +10,15 @@ from typing import Any
 from advisor.errors import AdvisorError
 from advisor.model import (
     SCHEMA_VERSION,
+    Amdahl,
     Analysis,
     CrossCheck,
     Evidence,
+    Expectation,
     Finding,
     Hardware,
+    Hypothesis,
+    Investigation,
     Metric,
     NotApplicable,
     RuleOutcome,
@@ -50,7 +54,30 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
                            for n in analysis.not_applicable],
         "outcomes": [asdict(o) for o in analysis.outcomes],
         "notes": list(analysis.notes),
+        "investigation": _investigation(analysis.investigation),
     }
+
+
+def _investigation(inv: Investigation | None) -> dict[str, Any] | None:
+    if inv is None:
+        return None
+    out = asdict(inv)
+    out["hypotheses"] = [{**asdict(h), "evidence": {k: asdict(e) for k, e in h.evidence.items()}}
+                         for h in inv.hypotheses]
+    return out
+
+
+def _investigation_from(data: dict[str, Any] | None) -> Investigation | None:
+    if not data:
+        return None
+    workload = data.get("amdahl")
+    return Investigation(
+        title=data.get("title"), tracker=data.get("tracker"), date=data.get("date"), context=data.get("context"),
+        amdahl=Amdahl(**{**workload, "changed": tuple(workload["changed"])}) if workload else None,
+        expectations=tuple(Expectation(**e) for e in data.get("expectations", [])),
+        hypotheses=tuple(Hypothesis(**{**h, "evidence": {k: Evidence(**e) for k, e in h["evidence"].items()}})
+                         for h in data.get("hypotheses", [])),
+    )
 
 
 def _metric(m: Metric) -> dict[str, Any]:
@@ -128,6 +155,7 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
                                  for n in data.get("not_applicable", [])),
             outcomes=tuple(RuleOutcome(**o) for o in data.get("outcomes", [])),
             packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
+            investigation=_investigation_from(data.get("investigation")),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None

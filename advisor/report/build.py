@@ -10,8 +10,15 @@ from typing import Any
 
 from advisor.model import Analysis
 from advisor.report import format as fmt
-from advisor.report.document import Bullets, CodeBlock, Document, Paragraph, Section, Table, code, escape
-from advisor.report.findings import findings_sections, verdict
+from advisor.report.charts import finite
+from advisor.report.document import Bullets, Chart, CodeBlock, Document, Paragraph, Section, Table, code, escape
+from advisor.report.findings import findings_sections, next_steps_section, not_evaluated_section, verdict
+from advisor.report.investigation import (
+    amdahl_section,
+    expectations_section,
+    hypotheses_section,
+    meaning_section,
+)
 from advisor.resources import load_yaml_resource
 
 
@@ -47,6 +54,9 @@ def _engines(view: View) -> list[dict[str, Any]]:
 
 
 def title_of(analysis: Analysis) -> str:
+    inv = analysis.investigation
+    if inv and inv.title:
+        return escape(inv.title) + (f" ({escape(inv.tracker)})" if inv.tracker else "")
     source = analysis.source
     name = source.path.replace("\\", "/").split("/")
     stem = "/".join(name[-2:]) if len(name) > 1 else name[-1]
@@ -55,33 +65,45 @@ def title_of(analysis: Analysis) -> str:
 
 
 def _tldr(view: View) -> Section:
+    """Up to five bullets with the decisive numbers, the most decisive kept when there are more."""
     a = view.analysis
-    items: list[str] = []
+    candidates: list[tuple[int, str]] = []  # (priority, text), in display order
     engines = _engines(view)
-    total = view.raw("total_time")
     if engines:
         top = engines[0]
         others = ", ".join(f"{e['short']} {view.show(e['percent'])}" for e in engines[1:4])
-        of_total = f" of {view.show('total_time')} total" if total is not None else ""
-        items.append(f"**{top['label']}: {view.show(top['percent'])} active** ({view.show(top['active'])}"
-                     f"{of_total}); then {others}.")
+        of_total = f" of {view.show('total_time')} total" if view.raw("total_time") is not None else ""
+        candidates.append((1, f"**{top['label']}: {view.show(top['percent'])} active** ({view.show(top['active'])}"
+                              f"{of_total}); then {others}."))
     reads = view.raw("hbm_read_bytes")
     if reads is not None:
         peak = view.hw("hbm_bandwidth")
         against = (f", {view.show('hbm_read_bandwidth_utilization')} of one HBM stack's "
                    f"{fmt.rate(peak, 'bytes/s')}") if peak else ""
-        items.append(f"**HBM reads {fmt.bytes_(reads)}** ({fmt.decimal_bytes(reads)}), writes "
-                     f"{view.show('hbm_write_bytes')}: effective read bandwidth "
-                     f"**{view.show('hbm_read_bandwidth')}**{against}.")
-    items.append(_roofline_sentence(view))
+        check = next((e for e in (a.investigation.expectations if a.investigation else ())
+                      if e.metric == "hbm_read_bytes"), None)
+        matched = (f"; the analytical prediction of {fmt.decimal_bytes(check.expected)} "
+                   f"{'matches' if check.verdict == 'matches' else 'does not match'}") if check else ""
+        candidates.append((2, f"**HBM reads {fmt.bytes_(reads)}** ({fmt.decimal_bytes(reads)}), writes "
+                              f"{view.show('hbm_write_bytes')}: effective read bandwidth "
+                              f"**{view.show('hbm_read_bandwidth')}**{against}{matched}."))
+    candidates.append((5, _roofline_sentence(view)))
     if view.raw("total_active_time_percent") is not None:
-        overlap = view.raw("engine_overlap")
         tail = (f"; engines and DMA run concurrently for {view.show('engine_overlap')} of it"
-                if overlap is not None else "")
-        items.append(f"Some engine or DMA is active {view.show('total_active_time_percent')} of the "
-                     f"{view.show('total_time')}{tail}.")
-    items.extend(verdict(a).tldr)
-    return Section("TL;DR", (Bullets(tuple(items[:5])), Paragraph(verdict(a).paragraph)), "tldr")
+                if view.raw("engine_overlap") is not None else "")
+        candidates.append((6, f"Some engine or DMA is active {view.show('total_active_time_percent')} of the "
+                              f"{view.show('total_time')}{tail}."))
+    workload = a.investigation.amdahl if a.investigation else None
+    if workload and workload.predicted is not None:
+        ceiling = f", ceiling **{fmt.speedup(workload.ceiling)}**" if workload.ceiling else ""
+        candidates.append((4, f"**Amdahl: {fmt.speedup(workload.predicted)}** predicted, "
+                              f"{fmt.speedup(workload.measured)} measured for the workload (f = "
+                              f"{workload.fraction:.3f} of the time sped up {fmt.speedup(workload.step_speedup)})"
+                              f"{ceiling}."))
+    candidates.extend((3, text) for text in verdict(a).tldr)
+    keep = sorted(candidates, key=lambda c: c[0])[:5]
+    items = tuple(text for p, text in candidates if (p, text) in keep)
+    return Section("TL;DR", (Bullets(items), Paragraph(verdict(a).paragraph)), "tldr")
 
 
 def _roofline_sentence(view: View) -> str:
@@ -138,6 +160,11 @@ def _engine_sections(view: View) -> list[Section]:
                          view.show(e["mean"])) for e in layout()["engines"]
                         if e["instructions"] and view.raw(e["instructions"]) is not None),
                   align=("left", "right", "right", "right"))
+    blocks.append(Chart("engines", "Active share of total time per engine", {
+        "kind": "hbar", "labels": [e["label"] for e in engines],
+        "values": [100 * (view.raw(e["percent"]) or 0.0) for e in engines],
+        "texts": [view.show(e["percent"]) for e in engines], "xlabel": "active (% of total time)",
+        "xmax": 115, "highlight": 0}, alt="Bar chart of per-engine active time"))
     sections = [Section("Per-engine utilisation", tuple(blocks), "engines")]
     if instr.rows:
         sections.append(Section("Instruction counts", (instr, Paragraph(
@@ -162,15 +189,29 @@ def _memory(view: View) -> Section:
     if not rows:
         return Section("Memory traffic", (Paragraph("The profile reports no memory traffic."),), "memory")
     table = Table(("Metric", "Value", "Source"), tuple(rows), align=("left", "right", "left"))
-    return Section("Memory traffic", (table,), "memory")
+    volumes = [(label, view.raw(name)) for name, label in layout()["memory"]
+               if view.analysis.metrics.get(name) and view.analysis.metrics[name].unit == "bytes"
+               and name != "dma_transfer_average_bytes" and (view.raw(name) or 0) > 0]
+    blocks: list[Any] = [table]
+    if len(volumes) >= 2:
+        blocks.append(Chart("memory", "Bytes moved", {
+            "kind": "log_bars", "labels": [label for label, _ in volumes], "values": [v for _, v in volumes],
+            "xlabel": "bytes (log scale)"}, alt="Bar chart of memory traffic by kind"))
+    return Section("Memory traffic", tuple(blocks), "memory")
 
 
 def _roofline(view: View) -> Section:
     if not view.raw("hardware_flops"):
         return Section("Roofline", (Paragraph(_roofline_sentence(view)),), "roofline")
     rows = tuple((label, view.show(name)) for name, label in layout()["roofline"] if name in view.analysis.metrics)
-    return Section("Roofline", (Paragraph(_roofline_sentence(view)),
-                                Table(("Metric", "Value"), rows, align=("left", "right"))), "roofline")
+    blocks: list[Any] = [Paragraph(_roofline_sentence(view)), Table(("Metric", "Value"), rows, align=("left", "right"))]
+    peak, bandwidth = view.hw("tensor_peak_flops_bf16"), view.hw("hbm_bandwidth")
+    ai, achieved = view.raw("mm_arithmetic_intensity"), view.raw("achieved_flops_rate")
+    if finite(peak, bandwidth, ai, achieved) and ai and achieved:
+        blocks.append(Chart("roofline", "Roofline (Tensor Engine BF16 peak, one HBM stack)", {
+            "kind": "roofline", "peak": peak, "bandwidth": bandwidth, "ai": ai, "achieved": achieved},
+            alt="Roofline chart with the kernel's point"))
+    return Section("Roofline", tuple(blocks), "roofline")
 
 
 def _checks(view: View) -> Section | None:
@@ -179,14 +220,14 @@ def _checks(view: View) -> Section | None:
         if m.check is None:
             continue
         verdict_text = "agrees" if m.check.agrees else "unavailable" if m.check.agrees is None else "**disagrees**"
-        difference = ("—" if m.check.relative_difference is None
-                      else f"{m.check.relative_difference * 100:.2g} %")
-        rows.append((code(m.name), fmt.value(m.value, m.unit), fmt.value(m.check.derived_value, m.unit),
-                     code(m.formula or ""), difference, verdict_text))
+        if m.check.relative_difference is not None:
+            verdict_text += f" ({m.check.relative_difference * 100:.2g} % apart)"
+        rows.append((f"{code(m.name)} = {code(m.formula or '')}", fmt.value(m.value, m.unit),
+                     fmt.value(m.check.derived_value, m.unit), verdict_text))
     if not rows:
         return None
-    table = Table(("Metric", "Reported", "Recomputed", "From", "Difference", "Within 2 %"), tuple(rows),
-                  align=("left", "right", "right", "left", "right", "left"))
+    table = Table(("Metric = recomputed from", "Reported", "Recomputed", "Verdict (tolerance 2 %)"), tuple(rows),
+                  align=("left", "right", "right", "left"))
     return Section("Cross-checks", (Paragraph(
         "Values the profile reports, recomputed from other reported fields and the hardware figures."), table),
         "checks")
@@ -198,8 +239,15 @@ def _notes(analysis: Analysis) -> Section | None:
     return Section("Data notes", (Bullets(tuple(escape(n) for n in analysis.notes)),), "notes")
 
 
+def _plain_number(value: float | None) -> float | int | None:
+    """Integral values as integers, as the profiler wrote them (18935, not 18935.0)."""
+    if value is not None and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
 def _raw(analysis: Analysis) -> Section:
-    reported = {n: m.value for n, m in analysis.metrics.items() if m.source == "reported"}
+    reported = {n: _plain_number(m.value) for n, m in analysis.metrics.items() if m.source == "reported"}
     data = {**reported, **dict(sorted(analysis.info.items()))}
     text = json.dumps(data, indent=2, ensure_ascii=False).replace("```", "'''")
     return Section("Raw profile data", (Paragraph(
@@ -207,12 +255,31 @@ def _raw(analysis: Analysis) -> Section:
         "null = unavailable)."), CodeBlock(text, "json")), "raw")
 
 
+def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
+    inv = analysis.investigation
+    lines = []
+    if inv and (inv.date or inv.tracker):
+        parts = ([f"Date: {escape(inv.date)}"] if inv.date else []) + (
+            [f"Tracker: {escape(inv.tracker)}"] if inv.tracker else [])
+        lines.append(". ".join(parts) + ".")
+    source = analysis.source
+    lines.append(f"Profile: {code(source.path)} ({escape(source.format)}) · "
+                 f"{escape(analysis.info.get('instance_type', 'instance unknown'))} · "
+                 f"report by advisor {escape(analysis.advisor_version)}")
+    context = None
+    if inv and inv.context:
+        # The author's own Markdown; renderers never pass raw HTML through (markdown-it, html=False).
+        context = Section("Context", tuple(Paragraph(p.strip()) for p in inv.context.split("\n\n") if p.strip()),
+                          "context")
+    return lines, context
+
+
 def build_document(analysis: Analysis) -> Document:
     view = View(analysis)
-    source = analysis.source
-    lines = [f"Source: {code(source.path)} ({escape(source.format)}) · "
-             f"{escape(analysis.info.get('instance_type', 'instance unknown'))} · "
-             f"advisor {escape(analysis.advisor_version)}"]
-    sections = [_tldr(view), _setup(view), *_engine_sections(view), _memory(view), _roofline(view),
-                *findings_sections(analysis), _checks(view), _notes(analysis), _raw(analysis)]
+    lines, context = _header(analysis)
+    sections = [context, _tldr(view), _setup(view), *_engine_sections(view), _memory(view),
+                expectations_section(analysis), _roofline(view), *findings_sections(analysis),
+                amdahl_section(analysis), hypotheses_section(analysis), meaning_section(analysis),
+                next_steps_section(analysis), not_evaluated_section(analysis), _checks(view), _notes(analysis),
+                _raw(analysis)]
     return Document(title=title_of(analysis), lines=tuple(lines), sections=tuple(s for s in sections if s))

@@ -40,8 +40,21 @@ def verdict(analysis: Analysis) -> Verdict:
     if len(causes) > 1:
         others = " Other root causes: " + ", ".join(f"{escape(c.title)} ({code(c.name)})" for c in causes[1:]) + "."
     paragraph = (f"**Verdict: {escape(top.title)}.** {escape(top.message)}{because} "
-                 f"{escape(top.root_cause_text)} **Next:** {escape(top.recommendation)}{others}")
+                 f"{escape(top.root_cause_text)} **Next:** {escape(top.recommendation)}{others}"
+                 f"{_workload_sentence(analysis)}")
     return Verdict((bullet,), " ".join(paragraph.split()))
+
+
+def _workload_sentence(analysis: Analysis) -> str:
+    """With workload timings, the verdict says how far any kernel gain can carry the workload."""
+    a = analysis.investigation.amdahl if analysis.investigation else None
+    if a is None or a.ceiling is None or a.measured is None:
+        return ""
+    text = (f" **Workload:** the measured {fmt.speedup(a.measured)} is an Amdahl limit (f = {a.fraction:.3f}); "
+            f"however fast these steps get, the workload cannot pass {fmt.speedup(a.ceiling)}")
+    if a.target is not None and not a.target_reachable:
+        text += f", so the {fmt.speedup(a.target)} target needs the other steps to change"
+    return text + "."
 
 
 def _chain(analysis: Analysis, finding: Finding) -> str:
@@ -89,23 +102,32 @@ def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
 
 
 def findings_sections(analysis: Analysis) -> list[Section]:
-    sections: list[Section] = []
-    if analysis.findings:
-        intro = Paragraph(f"{len(analysis.findings)} rule(s) fired, ranked by estimated gain, then severity. "
-                          "A root cause is a finding no other fired finding explains further.")
-        sections.append(Section("Findings", (intro,), "findings"))
-        sections.extend(_finding_section(analysis, i + 1, f) for i, f in enumerate(analysis.findings))
-        steps = []
-        for f in analysis.findings:
-            if f.recommendation and f.recommendation not in [s[1] for s in steps]:
-                steps.append((f, f.recommendation))
-        sections.append(Section("Next steps", (Bullets(tuple(
-            f"{escape(text)} ({code(f.name)}{_gain(f)})" for f, text in steps), ordered=True),), "next-steps"))
-    if analysis.not_applicable:
-        rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing))
-                     for n in analysis.not_applicable)
-        sections.append(Section("Rules not evaluated", (
-            Paragraph("These rules read metrics the profile does not have. Capturing them (a newer "
-                      "profiler, the full JSON output, or `--hardware` for `hw_*` figures) enables the rule."),
-            Table(("Rule", "Title", "Missing metrics"), rows)), "not-evaluated"))
-    return sections
+    if not analysis.findings:
+        return [Section("Findings", (Paragraph("No rule fired on this profile."),), "findings")]
+    intro = Paragraph(f"{len(analysis.findings)} rule(s) fired, ranked by estimated gain, then severity. "
+                      "A root cause is a finding no other fired finding explains further.")
+    return [Section("Findings", (intro,), "findings"),
+            *(_finding_section(analysis, i + 1, f) for i, f in enumerate(analysis.findings))]
+
+
+def next_steps_section(analysis: Analysis) -> Section | None:
+    """The fired rules' recommendations, in ranking order (estimated gain first), each once."""
+    steps: list[tuple[Finding, str]] = []
+    for f in analysis.findings:
+        if f.recommendation and f.recommendation not in [text for _, text in steps]:
+            steps.append((f, f.recommendation))
+    if not steps:
+        return None
+    return Section("Next steps", (Bullets(tuple(
+        f"{escape(text)} ({code(f.name)}{_gain(f)})" for f, text in steps), ordered=True),), "next-steps")
+
+
+def not_evaluated_section(analysis: Analysis) -> Section | None:
+    if not analysis.not_applicable:
+        return None
+    rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing))
+                 for n in analysis.not_applicable)
+    return Section("Rules not evaluated", (
+        Paragraph("These rules read metrics the profile does not have. Capturing them (a newer profiler, the "
+                  "full JSON output, or `--hardware` for `hw_*` figures) enables the rule."),
+        Table(("Rule", "Title", "Missing metrics"), rows)), "not-evaluated")

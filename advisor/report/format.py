@@ -8,6 +8,8 @@ fractions as percents. An unavailable value is shown as "unavailable", never as 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Mapping
 
 UNAVAILABLE = "unavailable"
 
@@ -155,3 +157,21 @@ def with_spec(v: float | None, unit: str, spec: str) -> str:
     if not _usable(v):
         return UNAVAILABLE
     return format(v, spec)
+
+
+_NAME = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+_KEYWORDS = {"and", "or", "not", "min", "max", "abs", "exists", "min_known", "max_known"}
+
+
+def annotated(expression: str, values: Mapping[str, tuple[float | None, str]]) -> str:
+    """An expression with each name followed by its value and unit, so a reader can check it:
+    `dma_active_time_percent (26.42 %) > 0.5`."""
+
+    def annotate(match: re.Match[str]) -> str:
+        name = match.group(0)
+        if name in _KEYWORDS or name not in values:
+            return name
+        number, unit = values[name]
+        return f"{name} ({value(number, unit)})"
+
+    return _NAME.sub(annotate, expression)

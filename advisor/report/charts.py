@@ -1,0 +1,148 @@
+"""Charts from plain-data specs, drawn with matplotlib's object API (no pyplot state).
+
+SVG for HTML and PDF (vector, crisp in print), PNG for Markdown (what issue trackers accept).
+Both are byte-stable: fixed SVG hash salt, no dates in metadata.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable
+from typing import Any
+
+from advisor.report import format as fmt
+
+STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.hashsalt": "advisor",
+    "svg.fonttype": "path",  # text as paths: the same picture wherever it is opened
+}
+COLOURS = {"main": "#2f6690", "accent": "#d1495b", "muted": "#9aa5b1", "good": "#3a7d44", "grid": "#e4e7eb"}
+SIZE = (6.4, 3.0)
+
+
+def _figure(height: float = SIZE[1]):
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(SIZE[0], height), layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _hbar(spec: dict[str, Any]):
+    labels, values = spec["labels"], spec["values"]
+    fig, ax = _figure(max(1.6, 0.42 * len(labels) + 0.8))
+    positions = list(range(len(labels)))[::-1]
+    colours = [COLOURS["accent"] if i == spec.get("highlight") else COLOURS["main"] for i in range(len(labels))]
+    ax.barh(positions, values, color=colours, height=0.6)
+    ax.set_yticks(positions, labels)
+    ax.set_xlim(0, spec.get("xmax", max(values) * 1.15 if values else 1))
+    ax.set_xlabel(spec["xlabel"])
+    ax.grid(axis="x", color=COLOURS["grid"], linewidth=0.6)
+    ax.set_axisbelow(True)
+    for y, value, text in zip(positions, values, spec["texts"], strict=True):
+        ax.text(value, y, f"  {text}", va="center", fontsize=8)
+    return fig
+
+
+def _log_bars(spec: dict[str, Any]):
+    """Byte counts spanning orders of magnitude: log axis, each bar labelled with its value."""
+    labels, values = spec["labels"], spec["values"]
+    fig, ax = _figure(max(1.6, 0.42 * len(labels) + 0.8))
+    positions = list(range(len(labels)))[::-1]
+    ax.barh(positions, values, color=COLOURS["main"], height=0.6)
+    ax.set_xscale("log")
+    ax.set_yticks(positions, labels)
+    low = min(v for v in values if v > 0)
+    ax.set_xlim(low / 4, max(values) * 30)
+    ax.set_xlabel(spec["xlabel"])
+    ax.grid(axis="x", color=COLOURS["grid"], linewidth=0.6)
+    ax.set_axisbelow(True)
+    for y, value in zip(positions, values, strict=True):
+        ax.text(value, y, f"  {fmt.bytes_(value)}", va="center", fontsize=8)
+    return fig
+
+
+def _roofline(spec: dict[str, Any]):
+    peak, bandwidth, ai, achieved = spec["peak"], spec["bandwidth"], spec["ai"], spec["achieved"]
+    ridge = peak / bandwidth
+    lo = min(ai, ridge) / 20
+    hi = max(ai, ridge) * 20
+    xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+    fig, ax = _figure(3.4)
+    ax.loglog(xs, [min(peak, x * bandwidth) for x in xs], color=COLOURS["main"], linewidth=1.6,
+              label="attainable (HBM × AI, capped by peak)")
+    ax.axvline(ridge, color=COLOURS["muted"], linestyle="--", linewidth=1)
+    ax.text(ridge, peak * 1.15, f"ridge {ridge:.1f} FLOP/B", ha="center", fontsize=8, color="#444444")
+    ax.plot([ai], [achieved], "o", color=COLOURS["accent"], markersize=7, label="this kernel")
+    ax.annotate(f"AI {ai:.1f} FLOP/B\n{fmt.rate(achieved, 'FLOP/s')}", (ai, achieved), textcoords="offset points",
+                xytext=(8, -22), fontsize=8)
+    ax.set_ylim(min(achieved, lo * bandwidth) / 3, peak * 2.5)
+    ax.set_xlabel("arithmetic intensity (FLOP/B)")
+    ax.set_ylabel("FLOP/s")
+    ax.grid(which="major", color=COLOURS["grid"], linewidth=0.6)
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    return fig
+
+
+def _amdahl(spec: dict[str, Any]):
+    f, measured_s, measured = spec["fraction"], spec["step_speedup"], spec["measured"]
+    top = max(100.0, (measured_s or 1) * 4, (spec.get("needed") or 1) * 2)
+    xs = [1 * top ** (i / 300) for i in range(301)]
+    fig, ax = _figure(3.2)
+    ax.semilogx(xs, [1 / ((1 - f) + f / x) for x in xs], color=COLOURS["main"], linewidth=1.6,
+                label=f"overall speedup, f = {f:.3f}")
+    ceiling = spec.get("ceiling")
+    if ceiling:
+        ax.axhline(ceiling, color=COLOURS["muted"], linestyle="--", linewidth=1)
+        ax.text(xs[-1], ceiling, f"ceiling {ceiling:.2f}×", ha="right", va="bottom", fontsize=8)
+    target = spec.get("target")
+    if target:
+        ax.axhline(target, color=COLOURS["accent"], linestyle=":", linewidth=1)
+        ax.text(1.05, target, f"target {target:.2f}×", va="bottom", fontsize=8, color=COLOURS["accent"])
+    if measured_s and measured:
+        ax.plot([measured_s], [measured], "o", color=COLOURS["accent"], markersize=7,
+                label=f"measured: step {measured_s:.3g}×, overall {measured:.3g}×")
+    from matplotlib.ticker import FuncFormatter
+
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}×"))
+    ax.set_xlabel("speedup of the changed steps (s)")
+    ax.set_ylabel("overall speedup")
+    ax.set_ylim(0.9, max(target or 0, ceiling or 0, measured or 0, 1.1) * 1.12)
+    ax.grid(color=COLOURS["grid"], linewidth=0.6)
+    ax.legend(loc="center right", fontsize=8, frameon=False)
+    return fig
+
+
+DRAW: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "hbar": _hbar, "log_bars": _log_bars, "roofline": _roofline, "amdahl": _amdahl,
+}
+
+
+def svg(spec: dict[str, Any]) -> str:
+    import matplotlib
+
+    with matplotlib.rc_context(STYLE):
+        fig = DRAW[spec["kind"]](spec)
+        buffer = io.StringIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+    text = buffer.getvalue()
+    return text[text.index("<svg"):]  # drop the XML prolog and doctype: the SVG goes inline in HTML
+
+
+def png(spec: dict[str, Any], dpi: int = 150) -> bytes:
+    import matplotlib
+
+    with matplotlib.rc_context(STYLE):
+        fig = DRAW[spec["kind"]](spec)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def finite(*values: float | None) -> bool:
+    return all(v is not None and math.isfinite(v) for v in values)

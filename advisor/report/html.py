@@ -1,0 +1,55 @@
+"""HTML renderer: one self-contained file (inline CSS, charts as inline SVG, nothing to fetch).
+
+Block text is inline Markdown; markdown-it renders it GFM-correctly with raw HTML turned off, so
+anything from a profile or a pack arrives escaped.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markupsafe import Markup
+
+from advisor import __version__
+from advisor.report import charts
+from advisor.report.document import Block, Document
+from advisor.report.templates import environment
+
+PAGE_SIZES = {"a4": "A4", "letter": "Letter"}
+
+
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+
+
+def _block(block: Block, md: Any) -> dict[str, Any]:
+    inline = lambda text: Markup(md.renderInline(text))  # noqa: E731 - a local shorthand
+    if block.kind == "paragraph":
+        return {"kind": "html", "html": Markup(md.render(block.text))}
+    if block.kind == "bullets":
+        return {"kind": "list", "tag": "ol" if block.ordered else "ul", "entries": [inline(i) for i in block.items]}
+    if block.kind == "table":
+        align = [block.align[i] if i < len(block.align) else "left" for i in range(len(block.headers))]
+        return {"kind": "table", "caption": inline(block.caption) if block.caption else "", "align": align,
+                "headers": [inline(h) for h in block.headers],
+                "rows": [[inline(c) for c in row] for row in block.rows]}
+    if block.kind == "code":
+        return {"kind": "code", "text": block.text}
+    if block.kind == "chart":
+        return {"kind": "chart", "svg": Markup(charts.svg(block.spec)), "title": block.title}
+    raise ValueError(f"unknown block kind {block.kind}")
+
+
+def render_html(doc: Document, page_size: str = "a4") -> str:
+    md = _markdown()
+    title_text = re.sub(r"\\(.)", r"\1", doc.title)  # the <title> is plain text: drop Markdown escapes
+    footer = re.sub(r"[^\w .,:#()/+-]", "", title_text)[:90]  # goes into a CSS string: keep it inert
+    sections = [{"title": Markup(md.renderInline(s.title)), "level": s.level, "anchor": s.anchor or f"s{i}",
+                 "blocks": [_block(b, md) for b in s.blocks]} for i, s in enumerate(doc.sections)]
+    template = environment("html", autoescape=True).get_template("report.html.j2")
+    return template.render(title=Markup(md.renderInline(doc.title)), title_text=title_text, footer=footer,
+                           lines=[Markup(md.renderInline(line)) for line in doc.lines], sections=sections,
+                           page_size=PAGE_SIZES[page_size], version=__version__)
