@@ -153,12 +153,12 @@ def _analysis(args: argparse.Namespace, settings):
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from advisor.errors import AdvisorError
-    from advisor.output import format_for, refuse_overwriting_inputs, write_report
+    from advisor.output import check_output, format_for, write_report
     from advisor.render import render
 
     fmt = format_for(args.output, args.format)
     if args.output is not None:
-        refuse_overwriting_inputs(args.output, [args.input])
+        check_output(args.output, [args.input, *([args.context] if args.context else [])])
     settings = _settings(args)
     analysis = _analysis(args, settings)
     rendered = render(analysis, fmt, args.output, args.page_size)

@@ -25,7 +25,13 @@ def format_for(path: Path | None, explicit: str | None) -> str:
     return found
 
 
-def refuse_overwriting_inputs(output: Path, inputs: Iterable[Path]) -> None:
+def check_output(output: Path, inputs: Iterable[Path]) -> None:
+    """Before any work: the folder must exist, and the output must not be one of the inputs."""
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        raise AdvisorError(str(output), f"folder {folder} does not exist")
+    if output.is_dir():
+        raise AdvisorError(str(output), "is a folder; give a file name such as report.md")
     for source in inputs:
         try:
             same = output.exists() and source.exists() and output.resolve() == source.resolve()

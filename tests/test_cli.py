@@ -28,10 +28,16 @@ def test_report_markdown_on_the_seed_sample(tmp_path):
 
 
 def test_report_is_deterministic(tmp_path):
-    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a, b = tmp_path / "a" / "r.md", tmp_path / "b" / "r.md"
     assert run_cli("report", MP2, "-o", a).returncode == 0
     assert run_cli("report", MP2, "-o", b).returncode == 0
     assert a.read_bytes() == b.read_bytes()
+    charts = sorted(p.name for p in (tmp_path / "a" / "r_files").iterdir())
+    assert charts and charts == sorted(p.name for p in (tmp_path / "b" / "r_files").iterdir())
+    for name in charts:
+        assert (tmp_path / "a" / "r_files" / name).read_bytes() == (tmp_path / "b" / "r_files" / name).read_bytes()
 
 
 def test_report_without_output_prints_markdown():

@@ -1,0 +1,88 @@
+import pytest
+
+from advisor.api import AnalyzeOptions, analyze
+from advisor.context import amdahl
+from advisor.errors import AdvisorError
+from tests_support import SAMPLES
+
+MP2 = SAMPLES / "mp2_energy" / "summary.json"
+CONTEXT = SAMPLES / "mp2_energy" / "investigation.yaml"
+
+
+def with_context(path):
+    return analyze(MP2, AnalyzeOptions(context=path)).investigation
+
+
+def test_seed_002_amdahl_numbers():
+    inv = with_context(CONTEXT)
+    a = inv.amdahl
+    assert a.changed == ("energy",)
+    assert a.fraction == pytest.approx(2.83 / 8.03)
+    assert a.step_speedup == pytest.approx(2.83 / 0.21)
+    assert a.predicted == pytest.approx(1.48, abs=0.01)
+    assert a.measured == pytest.approx(1.48, abs=0.01)
+    assert a.ceiling == pytest.approx(1.54, abs=0.01)
+    assert a.target == 3.0 and a.target_reachable is False and a.needed_step_speedup is None
+
+
+def test_seed_002_expectation_and_hypotheses():
+    inv = with_context(CONTEXT)
+    [hbm] = inv.expectations
+    assert hbm.metric == "hbm_read_bytes" and hbm.verdict == "matches"
+    assert hbm.expected == 64 * 64 * 4 * 401408
+    assert hbm.relative_difference < 0.001
+    assert [h.verdict for h in inv.hypotheses] == ["falsified"] * 4
+    assert inv.title == "_mp2_energy_kernel profile findings" and inv.tracker == "#33" and inv.date == "2026-04-15"
+
+
+def test_reachable_target():
+    a = amdahl({"a": 1.0, "b": 9.0}, {"a": 1.0, "b": 3.0}, target=2.0)
+    assert a.fraction == pytest.approx(0.9)
+    assert a.target_reachable is True
+    # 1/2 = 0.1 + 0.9/s  ->  s = 2.25
+    assert a.needed_step_speedup == pytest.approx(2.25)
+
+
+def test_nothing_changed():
+    a = amdahl({"a": 1.0}, {"a": 1.0}, None)
+    assert a.changed == () and a.fraction == 0 and a.predicted == 1.0 and a.measured == 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("workload:\n  baseline: {a: 1}\n  optimized: {b: 1}\n", "optimized has steps not in baseline: b"),
+        ("workload:\n  baseline: {a: 1, b: 2}\n  optimized: {a: 1}\n", "baseline has steps not in optimized: b"),
+        ("workload:\n  baseline: {a: fast}\n  optimized: {a: 1}\n", "must be a time in seconds"),
+        ("workload:\n  baseline: {a: 1}\n  optimized: {a: 1}\n  target_speedup: 0.5\n", "above 1"),
+        ("titel: x\n", "did you mean 'title'"),
+        ("expectations:\n  hbm_raed_bytes: {expr: '1'}\n", "did you mean 'hbm_read_bytes'"),
+        ("expectations:\n  hbm_read_bytes: {expr: '__import__(\"os\")'}\n", "only the functions"),
+        ("hypotheses:\n  - {name: x, expect: 'dma_active_time_percent.real > 1'}\n", "attribute access"),
+        ("hypotheses: [{name: x}]\n", "needs a name and an expect"),
+        ("- a list\n", "must be a YAML mapping"),
+        ("title: [unclosed\n", "invalid YAML"),
+    ],
+)
+def test_bad_context_files(write, text, problem):
+    with pytest.raises(AdvisorError) as info:
+        with_context(write("ctx.yaml", text))
+    assert problem in info.value.problem
+    assert info.value.where.endswith("ctx.yaml")
+
+
+def test_undecided_hypothesis(write):
+    inv = with_context(write("ctx.yaml", "hypotheses:\n  - {name: spills, expect: 'spill_reload_bytes > 0'}\n"))
+    assert inv.hypotheses[0].verdict == "undecided"
+
+
+def test_context_schema_accepts_the_sample():
+    import json
+    from importlib import resources
+
+    import jsonschema
+    import yaml
+
+    schema = json.loads((resources.files("advisor") / "data" / "context.schema.json").read_text())
+    as_json = json.loads(json.dumps(yaml.safe_load(CONTEXT.read_text()), default=str))  # YAML dates -> text
+    jsonschema.validate(as_json, schema)
