@@ -57,9 +57,8 @@ def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "
         return Rendered(render_markdown(doc, links).encode("utf-8"), files, folder)
     from advisor.report.html import render_html
 
-    html = render_html(doc, page_size)
     if fmt == "html":
-        return Rendered(html.encode("utf-8"))
+        return Rendered(render_html(doc, page_size).encode("utf-8"))
     from advisor.report.pdf import render_pdf
 
-    return Rendered(render_pdf(html))
+    return Rendered(render_pdf(render_html(doc, page_size, embed="png")))

@@ -33,6 +33,16 @@ def run_cli(*args: object, cwd: Path | None = None, env: dict[str, str] | None =
                           cwd=cwd, env=full_env, timeout=120, check=False)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true",
+                     help="rewrite tests/golden/ from the current output (review the diff like code)")
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
 @pytest.fixture
 def mp2() -> dict:
     assert MP2, "samples/mp2_energy/summary.json is missing"

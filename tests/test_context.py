@@ -1,9 +1,9 @@
 import pytest
+from tests_support import SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze
 from advisor.context import amdahl
 from advisor.errors import AdvisorError
-from tests_support import SAMPLES
 
 MP2 = SAMPLES / "mp2_energy" / "summary.json"
 CONTEXT = SAMPLES / "mp2_energy" / "investigation.yaml"

@@ -6,6 +6,7 @@ anything from a profile or a pack arrives escaped.
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any
 
@@ -25,7 +26,16 @@ def _markdown():
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
 
 
-def _block(block: Block, md: Any) -> dict[str, Any]:
+def _chart(spec: dict[str, Any], embed: str) -> Markup:
+    """Inline SVG for screens; a PNG data URI for the PDF, which WeasyPrint draws far faster than
+    matplotlib's SVG paths (the PNG is rendered at print resolution)."""
+    if embed == "svg":
+        return Markup(charts.svg(spec))
+    data = base64.b64encode(charts.png(spec, dpi=200)).decode("ascii")
+    return Markup(f'<img alt="" src="data:image/png;base64,{data}">')
+
+
+def _block(block: Block, md: Any, embed: str) -> dict[str, Any]:
     inline = lambda text: Markup(md.renderInline(text))  # noqa: E731 - a local shorthand
     if block.kind == "paragraph":
         return {"kind": "html", "html": Markup(md.render(block.text))}
@@ -39,16 +49,17 @@ def _block(block: Block, md: Any) -> dict[str, Any]:
     if block.kind == "code":
         return {"kind": "code", "text": block.text}
     if block.kind == "chart":
-        return {"kind": "chart", "svg": Markup(charts.svg(block.spec)), "title": block.title}
+        return {"kind": "chart", "svg": _chart(block.spec, embed), "title": block.title}
     raise ValueError(f"unknown block kind {block.kind}")
 
 
-def render_html(doc: Document, page_size: str = "a4") -> str:
+def render_html(doc: Document, page_size: str = "a4", embed: str = "svg") -> str:
+    """`embed`: how charts are included, "svg" (HTML output) or "png" (the PDF's HTML)."""
     md = _markdown()
     title_text = re.sub(r"\\(.)", r"\1", doc.title)  # the <title> is plain text: drop Markdown escapes
     footer = re.sub(r"[^\w .,:#()/+-]", "", title_text)[:90]  # goes into a CSS string: keep it inert
     sections = [{"title": Markup(md.renderInline(s.title)), "level": s.level, "anchor": s.anchor or f"s{i}",
-                 "blocks": [_block(b, md) for b in s.blocks]} for i, s in enumerate(doc.sections)]
+                 "blocks": [_block(b, md, embed) for b in s.blocks]} for i, s in enumerate(doc.sections)]
     template = environment("html", autoescape=True).get_template("report.html.j2")
     return template.render(title=Markup(md.renderInline(doc.title)), title_text=title_text, footer=footer,
                            lines=[Markup(md.renderInline(line)) for line in doc.lines], sections=sections,

@@ -1,0 +1,36 @@
+"""Golden reports: the full pipeline's Markdown and analysis JSON for every sample, compared with
+checked-in files. After an intended change, regenerate and review the diff like code:
+
+    pytest tests/report/test_golden.py --update-golden && git diff tests/golden
+"""
+
+from pathlib import Path
+
+import pytest
+from tests_support import ROOT, SAMPLES
+
+from advisor.api import AnalyzeOptions, analyze
+from advisor.render import render
+
+GOLDEN = ROOT / "tests" / "golden"
+CONTEXT = Path("samples/mp2_energy/investigation.yaml")
+CASES = [(p.relative_to(ROOT), None) for p in sorted(SAMPLES.glob("*/summary*.*")) if p.suffix in (".json", ".txt")]
+CASES.append((Path("samples/mp2_energy/summary.json"), CONTEXT))
+
+
+def case_id(path: Path, context: Path | None) -> str:
+    return f"{path.parent.name}__{path.stem}" + ("__context" if context else "")
+
+
+@pytest.mark.parametrize(("path", "context"), CASES, ids=[case_id(*c) for c in CASES])
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_golden(path, context, fmt, monkeypatch, update_golden):
+    monkeypatch.chdir(ROOT)  # source paths in reports stay relative and stable
+    analysis = analyze(path, AnalyzeOptions(context=context))
+    output = render(analysis, fmt, Path(f"report.{fmt}")).main.decode("utf-8")
+    golden = GOLDEN / f"{case_id(path, context)}.{fmt}"
+    if update_golden:
+        golden.write_text(output, encoding="utf-8")
+    assert golden.exists(), f"missing {golden.name}: run pytest {__file__} --update-golden"
+    assert output == golden.read_text(encoding="utf-8"), (
+        f"{golden.name} differs: if intended, regenerate with --update-golden and review the diff")
