@@ -8,10 +8,11 @@ from pathlib import Path
 
 from advisor import __version__, hardware
 from advisor.adapters import LoadOptions, choose, load_profiles
+from advisor.compare import DEFAULT_NOISE, compare, compare_series
 from advisor.context import judge, load_context
 from advisor.engine import Selection, evaluate
 from advisor.metrics import derive, hardware_env
-from advisor.model import Analysis, Profile
+from advisor.model import Analysis, Comparison, Profile, Series
 from advisor.rulepack import RuleSet, load_packs
 
 
@@ -67,3 +68,28 @@ def analyze(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
     ruleset = load_packs(options.rule_paths)
     profile = choose(load_profiles(path, options.load), options.load.entry, str(path))
     return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
+
+
+def load_analysis(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
+    """A saved analysis JSON (`advisor report … -o x.json`) as it is, or a profile analysed now."""
+    from advisor import serialize
+
+    saved = serialize.read_if_analysis(path)
+    return saved if saved is not None else analyze(path, options)
+
+
+def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: AnalyzeOptions | None = None,
+                   noise: float = DEFAULT_NOISE) -> Comparison | Series:
+    """Two inputs: a before/after comparison; more: a series of attempts."""
+    analyses = [load_analysis(p, options) for p in paths]
+    if len(analyses) == 2:
+        return compare(analyses[0], analyses[1], (labels[0], labels[1]), noise)
+    return compare_series(analyses, labels, noise)
+
+
+def default_labels(paths: Sequence[Path]) -> list[str]:
+    """File stems, with the parent folder when stems repeat (weight_reload/summary)."""
+    stems = [p.stem for p in paths]
+    if len(set(stems)) == len(stems):
+        return stems
+    return [f"{p.parent.name}/{p.stem}" if stems.count(p.stem) > 1 else p.stem for p in paths]

@@ -38,6 +38,10 @@ class _Parser(argparse.ArgumentParser):
 
 def _input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", type=Path, help="summary-json, summary-text or .ntff profile")
+    _analysis_options(p)
+
+
+def _analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hardware", metavar="NAME|FILE",
                    help="hardware figures: trn1, trn1n, inf2, trn2, trn3, or a YAML file (default: from the "
                         "profile's instance_type)")
@@ -86,6 +90,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 1 when a finding at or above this severity fires (the CI gate): "
                              + ", ".join(SEVERITY_CHOICES))
 
+    comparing = sub.add_parser(
+        "compare", help="compare attempts: before/after, or a series; CI regression gate",
+        description="Compare two attempts (before, after) or a series of them. Each input is a profile in any "
+                    "supported format or an analysis JSON saved with `advisor report … -o x.json`.",
+        epilog=COMPARE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    comparing.add_argument("inputs", type=Path, nargs="+", metavar="INPUT", help="two or more, oldest first")
+    comparing.add_argument("-o", "--output", type=Path, help="output file: .md, .html, .pdf or .json "
+                                                             "(default: Markdown on stdout)")
+    comparing.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
+    comparing.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
+    comparing.add_argument("--label", action="append", default=[], help="a name per input, in order (repeat)")
+    comparing.add_argument("--noise", type=float, default=2.0, metavar="PCT",
+                           help="relative changes within PCT %% count as unchanged (default 2)")
+    comparing.add_argument("--fail-on-regression", type=float, metavar="PCT",
+                           help="exit 1 when total time got worse by more than PCT %% (first to last input)")
+    comparing.add_argument("--fail-on-new", metavar="SEVERITY", choices=SEVERITY_CHOICES,
+                           help="exit 1 when a new finding at or above SEVERITY appears (first to last input)")
+    _analysis_options(comparing)
+
     metrics = sub.add_parser("metrics", help="list every metric with value, unit and source",
                              description="List every metric: value, unit, and whether reported or derived.")
     _input_options(metrics)
@@ -107,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     docs = rules_sub.add_parser("docs", help="write the rule reference (Markdown) into a folder")
     docs.add_argument("folder", type=Path)
     return parser
+
+
+COMPARE_EXAMPLES = """\
+examples:
+  advisor compare before.json after.json -o diff.md
+  advisor compare baseline-analysis.json new-profile.ntff --fail-on-regression 5 --fail-on-new high
+  advisor compare a1.json a2.json a3.json --label "attempt 1" --label "attempt 2" --label "attempt 3" -o series.md
+"""
 
 
 def _split(values: list[str]) -> tuple[str, ...]:
@@ -133,9 +164,9 @@ def _settings(args: argparse.Namespace):
     return load_settings(args.config, Path.cwd())
 
 
-def _analysis(args: argparse.Namespace, settings):
+def _options(args: argparse.Namespace, settings):
     from advisor.adapters import LoadOptions
-    from advisor.api import AnalyzeOptions, analyze
+    from advisor.api import AnalyzeOptions
     from advisor.engine import Selection
 
     selection = Selection(
@@ -143,17 +174,35 @@ def _analysis(args: argparse.Namespace, settings):
         ignore=settings.ignore + _split(args.ignore),
         params={**settings.params, **_params(args.set_params)},
     )
-    options = AnalyzeOptions(
+    return AnalyzeOptions(
         load=LoadOptions(neuron_profile=args.neuron_profile, neff=args.neff, entry=args.entry),
         hardware=args.hardware or settings.hardware, rule_paths=(*settings.rules, *args.rules), selection=selection,
         context=getattr(args, "context", None),
     )
-    return analyze(args.input, options)
+
+
+def _analysis(args: argparse.Namespace, settings):
+    from advisor.api import analyze
+
+    return analyze(args.input, _options(args, settings))
+
+
+def _emit(args: argparse.Namespace, rendered) -> None:
+    from advisor.errors import AdvisorError
+    from advisor.output import write_report
+
+    if args.output is None:
+        if rendered.folder is None and args.format == "pdf":
+            raise AdvisorError("-o", "a PDF needs an output file: -o report.pdf")
+        sys.stdout.buffer.write(rendered.main)
+        sys.stdout.flush()
+    else:
+        write_report(args.output, rendered.main, rendered.files, rendered.folder)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from advisor.errors import AdvisorError
-    from advisor.output import check_output, format_for, write_report
+    from advisor.output import check_output, format_for
     from advisor.render import render
 
     fmt = format_for(args.output, args.format)
@@ -161,14 +210,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
         check_output(args.output, [args.input, *([args.context] if args.context else [])])
     settings = _settings(args)
     analysis = _analysis(args, settings)
-    rendered = render(analysis, fmt, args.output, args.page_size)
-    if args.output is None:
-        if fmt == "pdf":
-            raise AdvisorError("-o", "a PDF needs an output file: -o report.pdf")
-        sys.stdout.buffer.write(rendered.main)
-        sys.stdout.flush()
-    else:
-        write_report(args.output, rendered.main, rendered.files, rendered.folder)
+    if fmt == "pdf" and args.output is None:
+        raise AdvisorError("-o", "a PDF needs an output file: -o report.pdf")
+    _emit(args, render(analysis, fmt, args.output, args.page_size))
     fail_on = args.fail_on or settings.fail_on
     if fail_on:
         gate = SEVERITY_CHOICES.index(fail_on)
@@ -199,13 +243,53 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from advisor.api import compare_inputs, default_labels
+    from advisor.errors import AdvisorError
+    from advisor.model import Series
+    from advisor.output import check_output, format_for
+    from advisor.render import render_comparison
+
+    if len(args.inputs) < 2:
+        raise AdvisorError("compare", "give at least two inputs: BEFORE AFTER [MORE ...]")
+    if args.label and len(args.label) != len(args.inputs):
+        raise AdvisorError("--label", f"{len(args.label)} labels for {len(args.inputs)} inputs; give one per input")
+    if not 0 <= args.noise < 100:
+        raise AdvisorError("--noise", "must be a percentage from 0 to 100")
+    fmt = format_for(args.output, args.format)
+    if fmt == "pdf" and args.output is None:
+        raise AdvisorError("-o", "a PDF needs an output file: -o compare.pdf")
+    if args.output is not None:
+        check_output(args.output, args.inputs)
+    settings = _settings(args)
+    labels = args.label or default_labels(args.inputs)
+    result = compare_inputs(args.inputs, labels, _options(args, settings), noise=args.noise / 100)
+    _emit(args, render_comparison(result, fmt, args.output, args.page_size))
+    overall = result.overall if isinstance(result, Series) else result
+    failures = []
+    if args.fail_on_regression is not None and overall.speedup is not None:
+        slower = 1 / overall.speedup - 1
+        if slower * 100 > args.fail_on_regression:
+            failures.append(f"total time {slower * 100:+.1f} % ({overall.before.label} → {overall.after.label}), "
+                            f"more than {args.fail_on_regression:g} %")
+    if args.fail_on_new:
+        gate = SEVERITY_CHOICES.index(args.fail_on_new)
+        new = [f for f in overall.findings if f.status == "new" and SEVERITY_CHOICES.index(f.severity) >= gate]
+        if new:
+            failures.append("new finding(s) at or above " + args.fail_on_new + ": "
+                            + ", ".join(f"{f.name} ({f.severity})" for f in new))
+    for failure in failures:
+        print(f"advisor: gate: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     from advisor import rules_cli
 
     return rules_cli.run(args)
 
 
-COMMANDS = {"report": _cmd_report, "metrics": _cmd_metrics, "rules": _cmd_rules}
+COMMANDS = {"report": _cmd_report, "compare": _cmd_compare, "metrics": _cmd_metrics, "rules": _cmd_rules}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -241,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: still one line and exit 2, never a traceback unless asked
         if args.debug:
             raise
-        where = getattr(args, "input", None) or args.command
+        where = getattr(args, "input", None) or " ".join(map(str, getattr(args, "inputs", []))) or args.command
         print(f"advisor: error: {where}: internal error ({type(exc).__name__}: {exc}); "
               "rerun with --debug and report it", file=sys.stderr)
         return 2

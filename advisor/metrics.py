@@ -36,8 +36,9 @@ def _reported(profile: Profile, ruleset: RuleSet, definitions: Mapping[str, Metr
         unit = declared.unit if declared else definition.unit if definition else rules.unit_by_suffix(name)
         description = declared.description if declared else definition.description if definition else ""
         note = None if value is not None else "reported as unavailable"
+        better = (definition.better if definition else None) or (declared.better if declared else None)
         out[name] = Metric(name=name, value=value, unit=unit, source="reported", description=description,
-                           note=note, better=definition.better if definition else None)
+                           note=note, better=better)
     return out
 
 

@@ -1,5 +1,5 @@
-"""Analysis -> the bytes of each output file, in the requested format. Nothing is written here:
-the caller writes everything only once all of it rendered."""
+"""Analyses and comparisons -> the bytes of each output file. Nothing is written here: the caller
+writes everything only once all of it rendered."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from advisor.model import Analysis
+from advisor.model import Analysis, Comparison, Series
 from advisor.report.document import Chart, Document
 
 
@@ -39,14 +39,7 @@ def _chart_files(doc: Document, folder: str) -> tuple[dict[str, str], dict[str, 
     return links, files
 
 
-def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
-    if fmt == "json":
-        from advisor.serialize import dumps
-
-        return Rendered(dumps(analysis).encode("utf-8"))
-    from advisor.report.build import build_document
-
-    doc = build_document(analysis)
+def render_document(doc: Document, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
     if fmt == "md":
         from advisor.report.markdown import render_markdown
 
@@ -62,3 +55,24 @@ def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "
     from advisor.report.pdf import render_pdf
 
     return Rendered(render_pdf(render_html(doc, page_size, embed="png")))
+
+
+def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+    if fmt == "json":
+        from advisor.serialize import dumps
+
+        return Rendered(dumps(analysis).encode("utf-8"))
+    from advisor.report.build import build_document
+
+    return render_document(build_document(analysis), fmt, output, page_size)
+
+
+def render_comparison(result: Comparison | Series, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+    if fmt == "json":
+        from advisor.serialize import comparison_json
+
+        return Rendered(comparison_json(result).encode("utf-8"))
+    from advisor.report.compare_build import comparison_document, series_document
+
+    doc = series_document(result) if isinstance(result, Series) else comparison_document(result)
+    return render_document(doc, fmt, output, page_size)

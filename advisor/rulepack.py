@@ -35,7 +35,7 @@ _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 _PACK_KEYS = ("pack", "version", "description", "inputs", "metrics", "rules")
-_INPUT_KEYS = ("name", "unit", "description")
+_INPUT_KEYS = ("name", "unit", "description", "better")
 _METRIC_KEYS = ("name", "expr", "unit", "better", "description")
 _RULE_KEYS = ("id", "name", "title", "category", "severity", "requires", "params", "when", "message",
               "root_cause", "recommendation", "estimated_speedup", "references", "examples")
@@ -56,6 +56,7 @@ class InputDef:
     unit: str
     description: str
     pack: str
+    better: str | None = None  # higher | lower: direction of goodness, for compare
 
 
 @dataclass(frozen=True)
@@ -407,7 +408,11 @@ def _input(check: _Checker, where: str, item: dict[str, Any], pack: str) -> Inpu
     unit = item.get("unit", "")
     if unit not in UNITS:
         check.add(where, f"input '{name}': unknown unit {unit!r}; use one of {', '.join(u for u in UNITS if u)}")
-    return InputDef(name=name, unit=str(unit), description=check.text(where, item, "description"), pack=pack)
+    better = item.get("better")
+    if better not in (None, "higher", "lower"):
+        check.add(where, f"input '{name}': 'better' must be higher or lower, not {better!r}")
+    return InputDef(name=name, unit=str(unit), description=check.text(where, item, "description"), pack=pack,
+                    better=better)
 
 
 def _metric(check: _Checker, where: str, item: dict[str, Any], pack: str, known: set[str]) -> MetricDef | None:

@@ -12,6 +12,7 @@ from advisor.model import (
     SCHEMA_VERSION,
     Amdahl,
     Analysis,
+    Comparison,
     CrossCheck,
     Evidence,
     Expectation,
@@ -22,6 +23,8 @@ from advisor.model import (
     Metric,
     NotApplicable,
     RuleOutcome,
+    Series,
+    Side,
     SourceInfo,
 )
 
@@ -165,9 +168,50 @@ def is_analysis(data: Any) -> bool:
     return isinstance(data, dict) and "schema_version" in data and "advisor_version" in data
 
 
-def load(path: Path) -> Analysis:
+def read_if_analysis(path: Path) -> Analysis | None:
+    """The analysis in `path` when it is an advisor analysis JSON; None for anything else (a
+    profile, or a file the profile adapters will explain the problem with)."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return None
     try:
+        head = path.open("rb").read(4096)
+        if b'"advisor_version"' not in head and b'"schema_version"' not in head:
+            return None
         data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError) as exc:
-        raise AdvisorError(str(path), f"cannot read analysis JSON: {exc}") from None
-    return from_dict(data, str(path))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return from_dict(data, str(path)) if is_analysis(data) else None
+
+
+# ------------------------------------------------------------------------------------- comparisons
+
+
+def _comparison(c: Comparison) -> dict[str, Any]:
+    def side(s: Side) -> dict[str, Any]:
+        return {"label": s.label, "source": {**asdict(s.source), "entries": list(s.source.entries),
+                                             **{k: s.info.get(k) for k in SOURCE_FIELDS}},
+                "hardware": s.hardware, "packs": dict(s.packs), "advisor_version": s.advisor_version}
+
+    by_status = {s: [f.name for f in c.findings if f.status == s] for s in ("fixed", "new", "persisting")}
+    return {
+        "schema_version": SCHEMA_VERSION, "before": side(c.before), "after": side(c.after), "speedup": c.speedup,
+        "noise": c.noise,
+        "metrics": {n: {"before": m.before, "after": m.after, "change": m.change, "verdict": m.verdict,
+                        "unit": m.unit, "group": m.group, "better": m.better} for n, m in c.metrics.items()},
+        "findings": by_status,
+        "root_cause": {"before": list(c.root_cause_before), "after": list(c.root_cause_after)},
+        "warnings": list(c.warnings),
+    }
+
+
+def comparison_json(result: Comparison | Series) -> str:
+    if isinstance(result, Series):
+        data: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "attempts": [{"label": s.label, "source": s.source.path, "total_time": t}
+                         for s, t in zip(result.sides, result.total_times, strict=True)],
+            "steps": [_comparison(c) for c in result.steps], "overall": _comparison(result.overall),
+        }
+    else:
+        data = _comparison(result)
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

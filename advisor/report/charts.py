@@ -49,13 +49,25 @@ def _hbar(spec: dict[str, Any]):
     return fig
 
 
+def _binary_ticks(ax, formatter) -> None:
+    """Byte axes tick at powers of 4 (1, 4, 16, 64 MiB ...), labelled in binary units."""
+    from matplotlib.ticker import LogLocator, NullFormatter
+
+    ax.xaxis.set_major_locator(LogLocator(base=4))
+    ax.xaxis.set_major_formatter(formatter(lambda x, _: fmt.bytes_(x)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def _log_bars(spec: dict[str, Any]):
     """Byte counts spanning orders of magnitude: log axis, each bar labelled with its value."""
     labels, values = spec["labels"], spec["values"]
     fig, ax = _figure(max(1.6, 0.42 * len(labels) + 0.8))
     positions = list(range(len(labels)))[::-1]
     ax.barh(positions, values, color=COLOURS["main"], height=0.6)
+    from matplotlib.ticker import FuncFormatter
+
     ax.set_xscale("log")
+    _binary_ticks(ax, FuncFormatter)
     ax.set_yticks(positions, labels)
     low = min(v for v in values if v > 0)
     ax.set_xlim(low / 4, max(values) * 30)
@@ -146,3 +158,43 @@ def png(spec: dict[str, Any], dpi: int = 150) -> bytes:
 
 def finite(*values: float | None) -> bool:
     return all(v is not None and math.isfinite(v) for v in values)
+
+
+def _grouped_hbar(spec: dict[str, Any]):
+    """Before/after (or more) bars per label; `log` for byte counts spanning magnitudes."""
+    labels, series = spec["labels"], spec["series"]
+    fig, ax = _figure(max(1.8, 0.5 * len(labels) * max(1, len(series) / 2) + 0.9))
+    height = 0.8 / len(series)
+    palette = [COLOURS["muted"], COLOURS["main"], COLOURS["accent"], COLOURS["good"]]
+    for i, s in enumerate(series):
+        positions = [len(labels) - 1 - j + (len(series) / 2 - i - 0.5) * height for j in range(len(labels))]
+        values = [v if v is not None else 0 for v in s["values"]]
+        ax.barh(positions, values, height=height * 0.92, color=palette[i % len(palette)], label=s["name"])
+    ax.set_yticks(list(range(len(labels)))[::-1], labels)
+    if spec.get("log"):
+        from matplotlib.ticker import FuncFormatter
+
+        ax.set_xscale("log")
+        _binary_ticks(ax, FuncFormatter)
+    ax.set_xlabel(spec["xlabel"])
+    ax.grid(axis="x", color=COLOURS["grid"], linewidth=0.6)
+    ax.set_axisbelow(True)
+    fig.legend(fontsize=8, frameon=False, loc="outside upper center", ncols=len(series))
+    return fig
+
+
+def _series(spec: dict[str, Any]):
+    labels, values = spec["labels"], spec["values"]
+    fig, ax = _figure(2.8)
+    xs = list(range(len(labels)))
+    ax.plot(xs, values, "-o", color=COLOURS["main"], linewidth=1.6, markersize=6)
+    for x, v in zip(xs, values, strict=True):
+        ax.annotate(spec["texts"][x], (x, v), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
+    ax.set_xticks(xs, labels)
+    ax.set_ylim(0, max(values) * 1.25)
+    ax.set_ylabel(spec["ylabel"])
+    ax.grid(axis="y", color=COLOURS["grid"], linewidth=0.6)
+    return fig
+
+
+DRAW.update({"grouped_hbar": _grouped_hbar, "series": _series})

@@ -1,0 +1,202 @@
+"""Comparison / Series -> Document: the before/after report (or the attempts series)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.compare import always_shown
+from advisor.model import Comparison, FindingChange, MetricChange, Series, Side
+from advisor.report import format as fmt
+from advisor.report.build import layout
+from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
+
+VERDICT_MARK = {"better": "better", "worse": "**worse**", "unchanged": "unchanged", "n/a": "—"}
+MEMORY_VOLUMES = ("hbm_read_bytes", "hbm_write_bytes", "dma_transfer_total_bytes", "weight_queue_bytes",
+                  "spill_reload_bytes", "spill_save_bytes")
+
+
+def _who(s: Side) -> str:
+    return f"**{escape(s.label)}** ({code(s.source.path)})"
+
+
+def _change_text(m: MetricChange) -> str:
+    """Relative change; for fractions also the change in percentage points, which is what a
+    reader of "42 % → 70 % active" thinks in."""
+    if m.change is None:
+        return "—"
+    relative = f"{m.change * 100:+.1f} %"
+    if m.unit == "fraction" and m.before is not None and m.after is not None:
+        return f"{(m.after - m.before) * 100:+.2f} pp ({relative})"
+    return relative
+
+
+def _speedup_sentence(c: Comparison) -> str:
+    total = c.metrics.get("total_time")
+    times = f" ({fmt.seconds(total.before)} → {fmt.seconds(total.after)})" if total else ""
+    if c.speedup is None:
+        return "Total time is unavailable on one side: no speedup can be computed."
+    if abs(c.speedup - 1) <= c.noise:
+        return f"Total time is unchanged within the {fmt.percent(c.noise)} noise floor{times}."
+    word = "faster" if c.speedup > 1 else "slower"
+    factor = c.speedup if c.speedup > 1 else 1 / c.speedup
+    return f"**{escape(c.after.label)} is {fmt.speedup(factor)} {word}** than {escape(c.before.label)}{times}."
+
+
+def _names(changes: list[FindingChange]) -> str:
+    return ", ".join(code(f.name) for f in changes) or "none"
+
+
+def headline(c: Comparison) -> list[str]:
+    fixed = [f for f in c.findings if f.status == "fixed"]
+    new = [f for f in c.findings if f.status == "new"]
+    persisting = [f for f in c.findings if f.status == "persisting"]
+    items = [_speedup_sentence(c), f"Fixed: {_names(fixed)}. New: {_names(new)}. Persisting: {_names(persisting)}."]
+    top_before = c.root_cause_before[0] if c.root_cause_before else None
+    top_after = c.root_cause_after[0] if c.root_cause_after else None
+    if top_before != top_after:
+        items.append(f"The bottleneck moved from {code(top_before) if top_before else 'none'} to "
+                     f"{code(top_after) if top_after else 'none'}.")
+    elif top_after:
+        items.append(f"The bottleneck is still {code(top_after)}.")
+    worse = [m for m in c.metrics.values() if m.verdict == "worse"]
+    if worse:
+        items.append("Worse: " + ", ".join(f"{code(m.name)} {_change_text(m)}" for m in worse[:6]) + ".")
+    return items
+
+
+def _metric_sections(c: Comparison) -> list[Section]:
+    groups: dict[str, list[tuple[str, ...]]] = {}
+    keep = always_shown()
+    hidden = 0
+    for m in c.metrics.values():
+        if m.before is None and m.after is None:
+            continue
+        if m.verdict == "unchanged" and m.name not in keep:
+            hidden += 1
+            continue
+        groups.setdefault(m.group, []).append((code(m.name), fmt.value(m.before, m.unit), fmt.value(m.after, m.unit),
+                                               _change_text(m), VERDICT_MARK[m.verdict]))
+    header = ("Metric", escape(c.before.label), escape(c.after.label), "Change", "Verdict")
+    order = ["time", "engines", "memory", "DMA", "FLOPs"]
+    blocks: list[Any] = [Paragraph(
+        f"Changes within ±{fmt.percent(c.noise)} are shown as unchanged (`--noise`). Better or worse follows each "
+        "metric's direction of goodness; metrics without one (utilisation shares can drop while a kernel gets "
+        f"faster) show —. {hidden} unchanged metric(s) are left out here; the JSON output has them all.")]
+    for group in sorted(groups, key=lambda g: order.index(g) if g in order else len(order)):
+        blocks.append(Table(header, tuple(groups[group]), align=("left", "right", "right", "right", "left"),
+                            caption=group))
+    return [Section("Metrics", tuple(blocks), "metrics")]
+
+
+def _findings_section(c: Comparison) -> Section:
+    blocks: list[Any] = []
+    for status, heading in (("fixed", "Fixed"), ("new", "New"), ("persisting", "Persisting")):
+        rows = []
+        for f in (x for x in c.findings if x.status == status):
+            if status == "persisting":
+                assert f.before and f.after
+                evidence = "; ".join(
+                    f"{code(n)} {fmt.value(e.value, e.unit)} → {fmt.value(f.after.evidence[n].value, e.unit)}"
+                    for n, e in f.before.evidence.items() if n in f.after.evidence)
+                rows.append((code(f.name), escape(f.title), escape(f.severity), evidence))
+            else:
+                finding = f.after or f.before
+                assert finding is not None
+                rows.append((code(f.name), escape(f.title), escape(f.severity), escape(finding.message)))
+        if rows:
+            last = "Evidence before → after" if status == "persisting" else "Message"
+            blocks.append(Table(("Rule", "Title", "Severity", last), tuple(rows), caption=heading))
+    if not blocks:
+        blocks.append(Paragraph("No rule fired on either side."))
+    roots = (f"Root causes before: {_plain(c.root_cause_before)}; after: {_plain(c.root_cause_after)}.")
+    return Section("Findings: fixed, new, persisting", (Paragraph(roots), *blocks), "findings")
+
+
+def _plain(names: tuple[str, ...]) -> str:
+    return ", ".join(code(n) for n in names) or "none"
+
+
+def _present(c: Comparison, name: str) -> bool:
+    m = c.metrics.get(name)
+    return m is not None and bool(m.before or m.after)
+
+
+def _charts(c: Comparison) -> list[Chart]:
+    engines = [e for e in layout()["engines"] if _present(c, e["percent"])]
+    charts = []
+    if engines:
+        charts.append(Chart("compare-engines", "Active share of total time per engine", {
+            "kind": "grouped_hbar", "labels": [e["label"] for e in engines], "xlabel": "active (% of total time)",
+            "series": [{"name": label, "values": [100 * (getattr(c.metrics[e["percent"]], side) or 0) for e in engines]}
+                       for label, side in ((c.before.label, "before"), (c.after.label, "after"))],
+        }, alt="Engine utilisation before and after"))
+    volumes = [n for n in MEMORY_VOLUMES if _present(c, n)]
+    if volumes:
+        names = dict(layout()["memory"])
+        charts.append(Chart("compare-memory", "Bytes moved", {
+            "kind": "grouped_hbar", "labels": [names.get(n, n) for n in volumes], "xlabel": "bytes (log scale)",
+            "log": True,
+            "series": [{"name": c.before.label, "values": [c.metrics[n].before for n in volumes]},
+                       {"name": c.after.label, "values": [c.metrics[n].after for n in volumes]}],
+        }, alt="Memory traffic before and after"))
+    return charts
+
+
+def _warnings(c: Comparison) -> Section | None:
+    if not c.warnings:
+        return None
+    return Section("Comparability warnings", (Bullets(tuple(escape(w) for w in c.warnings)),), "warnings")
+
+
+def comparison_document(c: Comparison) -> Document:
+    lines = (f"Before: {_who(c.before)}", f"After: {_who(c.after)}")
+    charts = _charts(c)
+    sections = [_warnings(c), Section("Headline", (Bullets(tuple(headline(c))),), "headline"),
+                _findings_section(c), *_metric_sections(c),
+                Section("Charts", tuple(charts), "charts") if charts else None]
+    return Document(title=f"Comparison: {escape(c.before.label)} → {escape(c.after.label)}", lines=lines,
+                    sections=tuple(s for s in sections if s))
+
+
+def _time_scale(values: list[float]) -> tuple[float, str]:
+    top = max(values)
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if top >= scale:
+            return scale, unit
+    return 1e-9, "ns"
+
+
+def series_document(series: Series) -> Document:
+    first = series.total_times[0]
+    rows = []
+    for i, s in enumerate(series.sides):
+        total = series.total_times[i]
+        step = series.steps[i - 1] if i else None
+        vs_prev = fmt.speedup(step.speedup) if step and step.speedup else "—"
+        vs_first = fmt.speedup(first / total) if first and total else "—"
+        roots = (step.root_cause_after if step else series.steps[0].root_cause_before) if series.steps else ()
+        rows.append((escape(s.label), code(s.source.path), fmt.seconds(total), vs_prev, vs_first, _plain(roots[:1])))
+    table = Table(("Attempt", "Input", "Total time", "vs previous", "vs first", "Root cause"), tuple(rows),
+                  align=("left", "left", "right", "right", "right", "left"))
+    blocks: list[Any] = [table]
+    known = [t for t in series.total_times if t is not None]
+    if len(known) == len(series.total_times):
+        scale, unit = _time_scale(known)
+        blocks.append(Chart("series", "Total time across attempts", {
+            "kind": "series", "labels": [s.label for s in series.sides], "values": [t / scale for t in known],
+            "texts": [fmt.seconds(t) for t in known], "ylabel": f"total time ({unit})"}, alt="Total time per attempt"))
+    steps = [f"{escape(c.before.label)} → {escape(c.after.label)}: " + " ".join(headline(c)[:3])
+             for c in series.steps]
+    warnings = sorted({w for c in (*series.steps, series.overall) for w in c.warnings})
+    sections = [
+        Section("Comparability warnings", (Bullets(tuple(escape(w) for w in warnings)),), "warnings")
+        if warnings else None,
+        Section("Attempts", tuple(blocks), "attempts"),
+        Section("Step by step", (Bullets(tuple(steps)),), "steps"),
+        Section("Overall: first → last", (Bullets(tuple(headline(series.overall))),), "overall"),
+        _findings_section(series.overall), *_metric_sections(series.overall),
+    ]
+    labels = " → ".join(escape(s.label) for s in series.sides)
+    return Document(title=f"Attempts: {labels}", lines=tuple(f"{escape(s.label)}: {code(s.source.path)}"
+                                                             for s in series.sides),
+                    sections=tuple(s for s in sections if s))

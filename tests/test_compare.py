@@ -1,0 +1,131 @@
+"""advisor compare: before/after, rule-level diff, series and the CI gate."""
+
+import json
+
+import pytest
+from conftest import run_cli
+
+from advisor.api import analyze, compare_inputs, default_labels
+from advisor.compare import compare
+from advisor.model import Series
+from tests_support import SAMPLES
+
+BEFORE = SAMPLES / "weight_reload" / "summary.json"
+AFTER = SAMPLES / "weight_reload_fixed" / "summary.json"
+
+
+def test_speedup_and_rule_diff():
+    c = compare(analyze(BEFORE), analyze(AFTER))
+    assert c.speedup == pytest.approx(0.40625033 / 0.243750198, rel=1e-6)
+    status = {f.name: f.status for f in c.findings}
+    assert status["weight-reload"] == "fixed"
+    assert status["compute-bound"] == "new"
+    assert c.root_cause_before[0] == "weight-reload" and c.root_cause_after[0] == "compute-bound"
+    assert c.warnings == ()
+
+
+def test_metric_verdicts_follow_direction_and_noise():
+    c = compare(analyze(BEFORE), analyze(AFTER))
+    assert c.metrics["total_time"].verdict == "better"
+    assert c.metrics["total_time"].change == pytest.approx(-0.4, abs=1e-3)
+    assert c.metrics["weight_reload_ratio"].verdict == "better"
+    assert c.metrics["hardware_flops"].verdict == "unchanged"
+    assert c.metrics["mbu_estimated_percent"].verdict == "n/a"  # no direction of goodness
+    reverse = compare(analyze(AFTER), analyze(BEFORE))
+    assert reverse.metrics["total_time"].verdict == "worse"
+    assert compare(analyze(BEFORE), analyze(AFTER), noise=0.5).metrics["total_time"].verdict == "unchanged"
+
+
+def test_persisting_findings_carry_both_sides():
+    c = compare(analyze(BEFORE), analyze(SAMPLES / "matmul_fragmented_dma" / "summary.json"))
+    persisting = [f for f in c.findings if f.status == "persisting"]
+    assert persisting and all(f.before and f.after for f in persisting)
+
+
+def test_comparability_warnings():
+    c = compare(analyze(BEFORE), analyze(SAMPLES / "sbuf_spill" / "summary.json"))
+    text = " ".join(c.warnings)
+    assert "Different hardware: trn1 → trn2" in text and "Different instance types" in text
+
+
+def test_series():
+    paths = [BEFORE, SAMPLES / "matmul_fragmented_dma" / "summary.json", AFTER]
+    result = compare_inputs(paths, default_labels(paths))
+    assert isinstance(result, Series)
+    assert len(result.steps) == 2
+    assert result.overall.before.label == "weight_reload/summary"
+    assert result.overall.after.label == "weight_reload_fixed/summary"
+
+
+def test_default_labels():
+    assert default_labels([BEFORE, AFTER]) == ["weight_reload/summary", "weight_reload_fixed/summary"]
+    assert default_labels([SAMPLES / "a.json", SAMPLES / "b.json"]) == ["a", "b"]
+
+
+def test_cli_pair_markdown_and_json(tmp_path):
+    done = run_cli("compare", BEFORE, AFTER, "-o", tmp_path / "diff.md")
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "diff.md").read_text()
+    assert "**weight_reload_fixed/summary is 1.67× faster**" in text
+    assert "The bottleneck moved from `weight-reload` to `compute-bound`." in text
+    assert "](diff_files/compare-engines-" in text
+    done = run_cli("compare", BEFORE, AFTER, "-o", tmp_path / "diff.json")
+    data = json.loads((tmp_path / "diff.json").read_text())
+    assert data["schema_version"] == 1 and data["speedup"] == pytest.approx(1.6667, abs=1e-3)
+    assert "weight-reload" in data["findings"]["fixed"]
+    assert data["metrics"]["total_time"]["verdict"] == "better"
+    assert data["root_cause"] == {"before": ["weight-reload", "low-tensor-engine-utilization"],
+                                  "after": ["compute-bound"]}
+    assert data["before"]["label"] == "weight_reload/summary"
+
+
+def test_cli_regression_gate(tmp_path):
+    forward = run_cli("compare", BEFORE, AFTER, "--fail-on-regression", "5", "-o", tmp_path / "a.md")
+    assert forward.returncode == 0
+    backward = run_cli("compare", AFTER, BEFORE, "--fail-on-regression", "5", "-o", tmp_path / "b.md")
+    assert backward.returncode == 1
+    assert "advisor: gate: total time +66.7 %" in backward.stderr
+    assert (tmp_path / "b.md").exists()  # the report is written, then the gate fails
+
+
+def test_cli_new_finding_gate(tmp_path):
+    done = run_cli("compare", AFTER, BEFORE, "--fail-on-new", "high")
+    assert done.returncode == 1 and "weight-reload (high)" in done.stderr
+    assert run_cli("compare", AFTER, BEFORE, "--fail-on-new", "critical").returncode == 0
+
+
+def test_saved_analysis_against_fresh_profile(tmp_path):
+    saved = tmp_path / "baseline.json"
+    assert run_cli("report", BEFORE, "-o", saved).returncode == 0
+    done = run_cli("compare", saved, AFTER, "-o", tmp_path / "diff.json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "diff.json").read_text())
+    assert data["before"]["source"]["path"] == str(BEFORE)  # the original profile, from the saved analysis
+    assert "weight-reload" in data["findings"]["fixed"]
+
+
+def test_cli_series_renders_chart(tmp_path):
+    paths = [BEFORE, SAMPLES / "matmul_fragmented_dma" / "summary.json", AFTER]
+    done = run_cli("compare", *paths, "--label", "one", "--label", "two", "--label", "three",
+                   "-o", tmp_path / "series.md")
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "series.md").read_text()
+    assert text.startswith("# Attempts: one → two → three")
+    chart = next((tmp_path / "series_files").glob("series-*.png"))
+    assert chart.read_bytes().startswith(b"\x89PNG") and f"](series_files/{chart.name})" in text
+    data = json.loads(run_cli("compare", *paths, "--format", "json").stdout)
+    assert [a["label"] for a in data["attempts"]] == ["weight_reload/summary", "matmul_fragmented_dma/summary",
+                                                      "weight_reload_fixed/summary"]
+    assert len(data["steps"]) == 2 and data["overall"]["speedup"] == pytest.approx(1.6667, abs=1e-3)
+
+
+@pytest.mark.parametrize(("args", "problem"), [
+    (["compare", BEFORE], "at least two inputs"),
+    (["compare", BEFORE, AFTER, "--label", "x"], "1 labels for 2 inputs"),
+    (["compare", BEFORE, SAMPLES / "none.json"], "no such file"),
+    (["compare", BEFORE, AFTER, "--format", "pdf"], "a PDF needs an output file"),
+])
+def test_cli_errors(args, problem):
+    done = run_cli(*args)
+    assert done.returncode == 2 and problem in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
