@@ -4,11 +4,11 @@ import json
 
 import pytest
 from conftest import run_cli
+from tests_support import SAMPLES
 
 from advisor.api import analyze, compare_inputs, default_labels
 from advisor.compare import compare
 from advisor.model import Series
-from tests_support import SAMPLES
 
 BEFORE = SAMPLES / "weight_reload" / "summary.json"
 AFTER = SAMPLES / "weight_reload_fixed" / "summary.json"
@@ -104,19 +104,23 @@ def test_saved_analysis_against_fresh_profile(tmp_path):
     assert "weight-reload" in data["findings"]["fixed"]
 
 
+SERIES = [SAMPLES / "weight_reload_series" / f"attempt_{i}.json" for i in (1, 2, 3)]
+
+
 def test_cli_series_renders_chart(tmp_path):
-    paths = [BEFORE, SAMPLES / "matmul_fragmented_dma" / "summary.json", AFTER]
-    done = run_cli("compare", *paths, "--label", "one", "--label", "two", "--label", "three",
+    done = run_cli("compare", *SERIES, "--label", "attempt 1", "--label", "attempt 2", "--label", "attempt 3",
                    "-o", tmp_path / "series.md")
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "series.md").read_text()
-    assert text.startswith("# Attempts: one → two → three")
+    assert text.startswith("# Attempts: attempt 1 → attempt 2 → attempt 3")
     chart = next((tmp_path / "series_files").glob("series-*.png"))
     assert chart.read_bytes().startswith(b"\x89PNG") and f"](series_files/{chart.name})" in text
-    data = json.loads(run_cli("compare", *paths, "--format", "json").stdout)
-    assert [a["label"] for a in data["attempts"]] == ["weight_reload/summary", "matmul_fragmented_dma/summary",
-                                                      "weight_reload_fixed/summary"]
-    assert len(data["steps"]) == 2 and data["overall"]["speedup"] == pytest.approx(1.6667, abs=1e-3)
+    data = json.loads(run_cli("compare", *SERIES, "--format", "json").stdout)
+    assert [a["label"] for a in data["attempts"]] == ["attempt_1", "attempt_2", "attempt_3"]
+    first, second = data["steps"]
+    assert {"weight-reload", "memory-bound"} <= set(first["findings"]["persisting"])  # a partial fix
+    assert "weight-reload" in second["findings"]["fixed"]
+    assert data["overall"]["speedup"] == pytest.approx(1.6667, abs=1e-3)
 
 
 @pytest.mark.parametrize(("args", "problem"), [

@@ -9,17 +9,41 @@ from pathlib import Path
 import pytest
 from tests_support import ROOT, SAMPLES
 
-from advisor.api import AnalyzeOptions, analyze
-from advisor.render import render
+from advisor.api import AnalyzeOptions, analyze, compare_inputs, default_labels
+from advisor.render import render, render_comparison
 
 GOLDEN = ROOT / "tests" / "golden"
 CONTEXT = Path("samples/mp2_energy/investigation.yaml")
 CASES = [(p.relative_to(ROOT), None) for p in sorted(SAMPLES.glob("*/summary*.*")) if p.suffix in (".json", ".txt")]
+# (the weight_reload_series attempts repeat weight_reload and weight_reload_fixed: covered by compare below)
 CASES.append((Path("samples/mp2_energy/summary.json"), CONTEXT))
 
 
 def case_id(path: Path, context: Path | None) -> str:
     return f"{path.parent.name}__{path.stem}" + ("__context" if context else "")
+
+
+COMPARISONS = {
+    "compare__weight_reload": [Path("samples/weight_reload/summary.json"), Path("samples/weight_reload_fixed/summary.json")],
+    "compare__series": [Path(f"samples/weight_reload_series/attempt_{i}.json") for i in (1, 2, 3)],
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPARISONS))
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_golden_comparison(name, fmt, monkeypatch, update_golden):
+    monkeypatch.chdir(ROOT)
+    paths = COMPARISONS[name]
+    output = render_comparison(compare_inputs(paths, default_labels(paths)), fmt, Path(f"report.{fmt}")).main
+    check(GOLDEN / f"{name}.{fmt}", output.decode("utf-8"), update_golden)
+
+
+def check(golden: Path, output: str, update: bool) -> None:
+    if update:
+        golden.write_text(output, encoding="utf-8")
+    assert golden.exists(), f"missing {golden.name}: run pytest {__file__} --update-golden"
+    assert output == golden.read_text(encoding="utf-8"), (
+        f"{golden.name} differs: if intended, regenerate with --update-golden and review the diff")
 
 
 @pytest.mark.parametrize(("path", "context"), CASES, ids=[case_id(*c) for c in CASES])
@@ -28,9 +52,4 @@ def test_golden(path, context, fmt, monkeypatch, update_golden):
     monkeypatch.chdir(ROOT)  # source paths in reports stay relative and stable
     analysis = analyze(path, AnalyzeOptions(context=context))
     output = render(analysis, fmt, Path(f"report.{fmt}")).main.decode("utf-8")
-    golden = GOLDEN / f"{case_id(path, context)}.{fmt}"
-    if update_golden:
-        golden.write_text(output, encoding="utf-8")
-    assert golden.exists(), f"missing {golden.name}: run pytest {__file__} --update-golden"
-    assert output == golden.read_text(encoding="utf-8"), (
-        f"{golden.name} differs: if intended, regenerate with --update-golden and review the diff")
+    check(GOLDEN / f"{case_id(path, context)}.{fmt}", output, update_golden)
