@@ -24,7 +24,8 @@ def case_id(path: Path, context: Path | None) -> str:
 
 
 COMPARISONS = {
-    "compare__weight_reload": [Path("samples/weight_reload/summary.json"), Path("samples/weight_reload_fixed/summary.json")],
+    "compare__weight_reload": [Path("samples/weight_reload/summary.json"),
+                               Path("samples/weight_reload_fixed/summary.json")],
     "compare__series": [Path(f"samples/weight_reload_series/attempt_{i}.json") for i in (1, 2, 3)],
 }
 
