@@ -4,7 +4,6 @@ import time
 
 import pytest
 from conftest import run_cli
-
 from tests_support import FIXTURES, SAMPLES
 
 CORPUS = FIXTURES / "hostile_packs"

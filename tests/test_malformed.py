@@ -4,7 +4,6 @@ Never a traceback, never a hang, never another exit code, never a half-written o
 
 import pytest
 from conftest import run_cli
-
 from tests_support import FIXTURES, SAMPLES
 
 CORPUS = FIXTURES / "malformed"

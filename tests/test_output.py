@@ -5,11 +5,11 @@ import json
 import pytest
 from conftest import run_cli
 from markdown_it import MarkdownIt
+from tests_support import SAMPLES
 
 from advisor.errors import AdvisorError
 from advisor.output import check_output, write_report
 from advisor.report.pdf import _fetcher
-from tests_support import SAMPLES
 
 MP2 = SAMPLES / "mp2_energy" / "summary.json"
 HOSTILE = "trn1.2xl | <img src=x onerror=alert(1)> [click](http://evil.example) `code` **bold**"

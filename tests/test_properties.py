@@ -53,7 +53,7 @@ def test_adapters_on_arbitrary_json(tmp_path, data):
     _load(tmp_path, json.dumps(data, allow_nan=True).encode())
 
 
-text_lines = st.lists(st.tuples(st.sampled_from(["", "time ", "g "]), st.sampled_from(NAMES + ["a_b"]),
+text_lines = st.lists(st.tuples(st.sampled_from(["", "time ", "g "]), st.sampled_from([*NAMES, "a_b"]),
                                 st.text(alphabet=string.printable, max_size=15)), max_size=8)
 
 
