@@ -399,39 +399,41 @@ def _order(rules: list[RuleDef]) -> tuple[RuleDef, ...]:
         raise PackError([f"{first.where}: {problem}"]) from None
 
 
-def _input(check: _Checker, where: str, item: dict[str, Any], pack: str) -> InputDef | None:
-    check.keys(where, item, _INPUT_KEYS, ("name",))
+def _named(check: _Checker, where: str, item: dict[str, Any], kind: str) -> tuple[str, str, str | None] | None:
+    """The name, unit and direction of goodness an input or a metric declares."""
     name = item.get("name")
     if not isinstance(name, str) or not _IDENT.match(name):
-        check.add(where, f"input name {name!r} must be a snake_case identifier")
+        check.add(where, f"{kind} name {name!r} must be a snake_case identifier")
         return None
     unit = item.get("unit", "")
     if unit not in UNITS:
-        check.add(where, f"input '{name}': unknown unit {unit!r}; use one of {', '.join(u for u in UNITS if u)}")
+        check.add(where, f"{kind} '{name}': unknown unit {unit!r}; use one of {', '.join(u for u in UNITS if u)}")
     better = item.get("better")
     if better not in (None, "higher", "lower"):
-        check.add(where, f"input '{name}': 'better' must be higher or lower, not {better!r}")
-    return InputDef(name=name, unit=str(unit), description=check.text(where, item, "description"), pack=pack,
+        check.add(where, f"{kind} '{name}': 'better' must be higher or lower, not {better!r}")
+    return name, str(unit), better
+
+
+def _input(check: _Checker, where: str, item: dict[str, Any], pack: str) -> InputDef | None:
+    check.keys(where, item, _INPUT_KEYS, ("name",))
+    named = _named(check, where, item, "input")
+    if named is None:
+        return None
+    name, unit, better = named
+    return InputDef(name=name, unit=unit, description=check.text(where, item, "description"), pack=pack,
                     better=better)
 
 
 def _metric(check: _Checker, where: str, item: dict[str, Any], pack: str, known: set[str]) -> MetricDef | None:
     check.keys(where, item, _METRIC_KEYS, ("name", "expr", "unit"))
-    name = item.get("name")
-    if not isinstance(name, str) or not _IDENT.match(name):
-        check.add(where, f"metric name {name!r} must be a snake_case identifier")
+    named = _named(check, where, item, "metric")
+    if named is None:
         return None
-    where = f"{where}: metric '{name}'"
-    unit = item.get("unit", "")
-    if unit not in UNITS:
-        check.add(where, f"unknown unit {unit!r}; use one of {', '.join(u for u in UNITS if u)}")
-    better = item.get("better")
-    if better not in (None, "higher", "lower"):
-        check.add(where, f"'better' must be higher or lower, not {better!r}")
-    expr = check.expression(where, "expr", item.get("expr"), known)
+    name, unit, better = named
+    expr = check.expression(f"{where}: metric '{name}'", "expr", item.get("expr"), known)
     if expr is None:
         return None
-    return MetricDef(name=name, expr=expr, unit=str(unit), better=better,
+    return MetricDef(name=name, expr=expr, unit=unit, better=better,
                      description=check.text(where, item, "description"), pack=pack)
 
 
