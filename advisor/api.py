@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from advisor import __version__, hardware
@@ -12,7 +12,7 @@ from advisor.compare import DEFAULT_NOISE, compare, compare_series
 from advisor.context import judge, load_context
 from advisor.engine import Selection, evaluate
 from advisor.metrics import derive, hardware_env
-from advisor.model import Analysis, Comparison, Profile, Series
+from advisor.model import Analysis, Comparison, Entry, Profile, Series
 from advisor.rulepack import RuleSet, load_packs
 
 
@@ -54,7 +54,9 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
     if context is not None:
         known = {*metrics, *ruleset.inputs, *(m.name for m in ruleset.metrics), *ruleset.hardware_names}
         env = {**hardware_env(hw), **{n: m.value for n, m in metrics.items()}}
-        investigation = judge(load_context(context, known), env, metrics)
+        units = {**{i.name: i.unit for i in ruleset.inputs.values()}, **{m.name: m.unit for m in ruleset.metrics},
+                 **{n: m.unit for n, m in metrics.items()}}
+        investigation = judge(load_context(context, known, units), env, metrics)
     return Analysis(
         advisor_version=__version__, source=profile.source, info=dict(profile.info), hardware=hw,
         metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
@@ -63,11 +65,29 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
     )
 
 
+def _entry(profile: Profile, chosen: Profile) -> Entry:
+    values, info = profile.values, profile.info
+    core = ", ".join(f"{k} {info.get(k) or _int(values.get(k))}" for k in ("nd_idx", "nc_idx")
+                     if info.get(k) or values.get(k) is not None) or None
+    return Entry(name=profile.source.entry or "profile", total_time=values.get("total_time"), core=core,
+                 dma_active_time_percent=values.get("dma_active_time_percent"),
+                 tensor_engine_active_time_percent=values.get("tensor_engine_active_time_percent"),
+                 analysed=profile is chosen)
+
+
+def _int(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
 def analyze(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
     options = options or AnalyzeOptions()
     ruleset = load_packs(options.rule_paths)
-    profile = choose(load_profiles(path, options.load), options.load.entry, str(path))
-    return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
+    profiles = load_profiles(path, options.load)
+    profile = choose(profiles, options.load.entry, str(path))
+    analysis = analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
+    if len(profiles) > 1:
+        analysis = replace(analysis, entries=tuple(_entry(p, profile) for p in profiles))
+    return analysis
 
 
 def load_analysis(path: Path, options: AnalyzeOptions | None = None) -> Analysis:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import AdvisorError
-from advisor.expr import ExprError, Expression, compile_expression
+from advisor.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.model import Amdahl, Evidence, Expectation, Hypothesis, Investigation, Metric
 from advisor.yamlsafe import as_number, load_yaml_file
 
@@ -55,8 +55,8 @@ def _steps(where: str, raw: Any, which: str) -> dict[str, float]:
     steps = {}
     for name, value in raw.items():
         number = as_number(value)
-        if number is None or number < 0:
-            raise AdvisorError(where, f"workload.{which}.{name} must be a time in seconds (≥ 0), not {value!r}")
+        if number is None or number <= 0:
+            raise AdvisorError(where, f"workload.{which}.{name} must be a time in seconds (> 0), not {value!r}")
         steps[str(name)] = number
     return steps
 
@@ -68,8 +68,9 @@ def _expression(where: str, what: str, text: Any, known: Collection[str]) -> Exp
         raise AdvisorError(where, f"{what}: {exc.pointed()}") from None
 
 
-def load_context(path: Path, known: Collection[str]) -> Context:
-    """Read and check a context file; `known` are the names expressions may use."""
+def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | None = None) -> Context:
+    """Read and check a context file; `known` are the names expressions may use, `units` their units
+    (to catch a percent written where a fraction belongs)."""
     where = str(path)
     data = load_yaml_file(path)
     if not isinstance(data, dict):
@@ -122,8 +123,10 @@ def load_context(path: Path, known: Collection[str]) -> Context:
     for i, item in enumerate(raw_hyp):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str) or "expect" not in item:
             raise AdvisorError(where, f"hypotheses[{i}] needs a name and an expect condition")
-        hypotheses.append((item["name"].strip(), _expression(where, f"hypotheses[{i}].expect", item["expect"], known),
-                           str(item.get("note", "") or "").strip()))
+        expect = _expression(where, f"hypotheses[{i}].expect", item["expect"], known)
+        for mistake in fraction_mistakes(expect, units or {}):
+            raise AdvisorError(where, f"hypotheses[{i}].expect: {mistake}")
+        hypotheses.append((item["name"].strip(), expect, str(item.get("note", "") or "").strip()))
 
     return Context(path=where, title=_text(where, data, "title"), tracker=_text(where, data, "tracker"),
                    date=_text(where, data, "date"), text=_text(where, data, "context"), baseline=baseline,
@@ -144,14 +147,19 @@ def amdahl(baseline: Mapping[str, float], optimized: Mapping[str, float], target
         predicted = 1.0
     ceiling = 1 / (1 - f) if f is not None and f < 1 else None
     measured = total_before / total_after if total_after > 0 else None
-    needed, reachable = None, None
+    needed, reachable, unchanged_needed = None, None, None
     if target is not None and f is not None:
         room = 1 / target - (1 - f)  # f / s must shrink to this
         reachable = room > 0
         needed = f / room if reachable else None
+        unchanged_before = total_before - before_changed
+        unchanged_budget = total_before / target - after_changed  # time left for the unchanged steps
+        if unchanged_before > 0 and unchanged_budget > 0:
+            unchanged_needed = unchanged_before / unchanged_budget
     return Amdahl(baseline=dict(baseline), optimized=dict(optimized), changed=changed, fraction=f,
                   step_speedup=s, predicted=predicted, measured=measured, ceiling=ceiling, target=target,
-                  needed_step_speedup=needed, target_reachable=reachable)
+                  needed_step_speedup=needed, target_reachable=reachable, unchanged_needed_speedup=unchanged_needed,
+                  kernel_share=after_changed / total_after if total_after > 0 else None)
 
 
 def judge(context: Context, env: Mapping[str, float | None], metrics: Mapping[str, Metric]) -> Investigation:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import fnmatch
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from advisor.errors import AdvisorError
 from advisor.metrics import hardware_env
 from advisor.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.report import format as fmt
-from advisor.rulepack import RuleDef, RuleSet
+from advisor.rulepack import RuleDef, RuleSet, param_problem
 
 
 @dataclass(frozen=True)
@@ -26,13 +26,30 @@ class Selection:
     ignore: tuple[str, ...] = ()
     params: Mapping[str, float] = field(default_factory=dict)  # "rule.param" -> value
 
-    def chooses(self, rule: RuleDef) -> bool:
-        keys = (rule.name, rule.id, rule.category, rule.pack)
+    def resolve(self, ruleset: RuleSet) -> set[str]:
+        """The names of the rules to run. A selected rule brings the rules it requires (it cannot
+        fire without them); a pattern that matches no rule is an error, so a typo in CI cannot
+        silently switch a gate off."""
 
-        def hit(patterns: Sequence[str]) -> bool:
-            return any(fnmatch.fnmatchcase(k, p) for p in patterns for k in keys)
+        def matching(pattern: str, option: str) -> set[str]:
+            found = {r.name for r in ruleset.rules
+                     if any(fnmatch.fnmatchcase(k, pattern) for k in (r.name, r.id, r.category, r.pack))}
+            if not found:
+                raise AdvisorError(option, f"'{pattern}' matches no rule, id, category or pack "
+                                           "(see `advisor rules list`)")
+            return found
 
-        return (not self.select or hit(self.select)) and not hit(self.ignore)
+        chosen = set().union(*(matching(p, "--select") for p in self.select)) if self.select else {
+            r.name for r in ruleset.rules}
+        by_name = {r.name: r for r in ruleset.rules}
+        pending = list(chosen)
+        while pending:
+            for required in by_name[pending.pop()].requires:
+                if required not in chosen:
+                    chosen.add(required)
+                    pending.append(required)
+        ignored = set().union(*(matching(p, "--ignore") for p in self.ignore)) if self.ignore else set()
+        return chosen - ignored
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,9 @@ def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str
         if param not in rule.params:
             known = ", ".join(rule.params) or "none"
             raise AdvisorError("--set", f"{key}: rule {rule.name} has no param '{param}' (its params: {known})")
+        problem = param_problem(param, float(value), rule.param_units.get(param, ""))
+        if problem:
+            raise AdvisorError("--set", f"{key}: {problem}")
         params[rule.name][param] = float(value)
     return params
 
@@ -108,8 +128,9 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     fired: dict[str, Finding] = {}
     outcomes: list[RuleOutcome] = []
     not_applicable: list[NotApplicable] = []
-    chosen = [r for r in ruleset.rules if selection.chooses(r)]
-    chosen_names = {r.name for r in chosen}
+    by_name = {r.name: r for r in ruleset.rules}
+    chosen_names = selection.resolve(ruleset)
+    chosen = [r for r in ruleset.rules if r.name in chosen_names]
 
     for rule in chosen:
         unmet = [req for req in rule.requires if req not in fired]
@@ -132,7 +153,9 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         speedup = _clamp(rule.estimated_speedup.evaluate(env)) if rule.estimated_speedup else None
         for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
             cap = fired[parent].estimated_speedup
-            if speedup is not None and cap is not None:
+            if cap is None and by_name[parent].estimated_speedup is not None:
+                speedup = None  # the parent's bound is unknown, so this one cannot be bounded either
+            elif speedup is not None and cap is not None:
                 speedup = min(speedup, cap)
         evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
         fired[rule.name] = Finding(
@@ -145,8 +168,14 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         )
         outcomes.append(RuleOutcome(rule.name, "fired"))
 
-    explained = {req for f in fired.values() for req in f.because}
-    findings = [replace(f, root_cause=f.name not in explained) for f in fired.values()]
+    explained_by: dict[str, list[str]] = {}
+    for f in fired.values():
+        for name in (*f.because, *by_name[f.name].explains):
+            if name in fired:
+                explained_by.setdefault(name, []).append(f.name)
+    findings = [replace(f, root_cause=f.name not in explained_by,
+                        explains=tuple(n for n in by_name[f.name].explains if n in fired))
+                for f in fired.values()]
     findings.sort(key=lambda f: (-(f.estimated_speedup if f.estimated_speedup is not None else -1.0),
                                  -SEVERITIES.index(f.severity), f.id))
     return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
 import math
 import operator
 from collections.abc import Callable, Collection, Mapping
@@ -254,3 +255,29 @@ def compile_expression(text: object, known: Collection[str] | None = None) -> Ex
     compiler = _Compiler(flat, known)
     evaluate = compiler.compile(tree.body)
     return Expression(text=flat, names=tuple(compiler.names), evaluate=evaluate)
+
+
+def compared_constants(expression: Expression) -> list[tuple[str, float, int, int]]:
+    """(name, constant, start, end) for each number compared directly with a name, e.g. the 0.5 of
+    `dma_active_time_percent > 0.5`; used to show thresholds in the name's unit and to catch a
+    percent written where a fraction belongs (`> 50`)."""
+    found = []
+    for node in ast.walk(ast.parse(expression.text, mode="eval")):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for a, b in itertools.pairwise(sides):
+                for name, constant in ((a, b), (b, a)):
+                    if isinstance(name, ast.Name) and isinstance(constant, ast.Constant) \
+                            and isinstance(constant.value, (int, float)) and not isinstance(constant.value, bool):
+                        start, end = _span(constant)
+                        found.append((name.id, float(constant.value), start, end))
+    return found
+
+
+def fraction_mistakes(expression: Expression, units: Mapping[str, str]) -> list[str]:
+    """Numbers above 1 compared with a fraction (a percent written where the profiler's 0..1
+    fraction belongs): `dma_active_time_percent > 50` can never hold."""
+    return [f"'{name} ... {constant:g}' compares a fraction (0..1) with {constant:g}; "
+            f"did you mean {constant / 100:g}?"
+            for name, constant, _, _ in compared_constants(expression)
+            if units.get(name) == "fraction" and constant > 1]

@@ -101,6 +101,7 @@ class Finding:
     root_cause_text: str = ""
     condition: str = ""
     references: tuple[str, ...] = ()
+    explains: tuple[str, ...] = ()  # fired rules this finding explains (they are not root causes)
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,9 @@ class Amdahl:
     target: float | None = None
     needed_step_speedup: float | None = None  # s that reaches the target; None when unreachable
     target_reachable: bool | None = None
+    # with the changed steps as they are now: how much faster the unchanged steps must get for the target
+    unchanged_needed_speedup: float | None = None
+    kernel_share: float | None = None  # the changed steps' share of the optimized workload
 
 
 @dataclass(frozen=True)
@@ -173,6 +177,18 @@ class Investigation:
 
 
 @dataclass(frozen=True)
+class Entry:
+    """One profile of a multi-profile file (one core or rank), as the report's overview needs it."""
+
+    name: str
+    total_time: float | None
+    core: str | None  # nc_idx / nd_idx as the profile reports them
+    dma_active_time_percent: float | None
+    tensor_engine_active_time_percent: float | None
+    analysed: bool = False
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The saved contract: everything later stages (reports, compare) read."""
 
@@ -187,6 +203,7 @@ class Analysis:
     packs: Mapping[str, str] = field(default_factory=dict)  # pack name -> version
     notes: tuple[str, ...] = ()
     investigation: Investigation | None = None
+    entries: tuple[Entry, ...] = ()  # every profile of the file, when it holds several
     schema_version: int = SCHEMA_VERSION
 
     def value(self, name: str) -> float | None:

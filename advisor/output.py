@@ -14,11 +14,14 @@ FORMATS = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".h
 
 
 def format_for(path: Path | None, explicit: str | None) -> str:
-    if explicit:
-        return explicit
+    """The format from -o's extension, or --format; the two must agree (no Markdown in a .pdf)."""
     if path is None:
-        return "md"
+        return explicit or "md"
     found = FORMATS.get(path.suffix.lower())
+    if explicit:
+        if found is not None and found != explicit:
+            raise AdvisorError(str(path), f"--format {explicit} does not match the extension {path.suffix}")
+        return explicit
     if found is None:
         raise AdvisorError(str(path), f"cannot tell the output format from '{path.suffix or 'no extension'}'; "
                                       "use .md, .json, .html or .pdf, or --format")

@@ -10,6 +10,9 @@ def _rule_page(rule: RuleDef) -> str:
              f"Pack `{rule.pack}` · severity **{rule.severity}** · category `{rule.category}`", ""]
     if rule.requires:
         lines += ["Requires (fires only after): " + ", ".join(f"[`{r}`]({r}.md)" for r in rule.requires), ""]
+    if rule.explains:
+        lines += ["Explains (not root causes when this fires): "
+                  + ", ".join(f"[`{r}`]({r}.md)" for r in rule.explains), ""]
     lines += ["## Condition", "", "```", rule.when.text, "```", ""]
     if rule.params:
         lines += ["| param | default | unit |", "|---|---:|---|"]
@@ -20,7 +23,8 @@ def _rule_page(rule: RuleDef) -> str:
         lines += ["## Root cause", "", rule.root_cause, ""]
     lines += ["## Recommendation", "", rule.recommendation, ""]
     if rule.estimated_speedup:
-        lines += ["## Estimated speedup", "", "Share of total time recoverable (capped by the rules it requires):",
+        lines += ["## Estimated speedup", "",
+                  "Share of total time recoverable at most (capped by the rules it requires):",
                   "", "```", rule.estimated_speedup.text, "```", ""]
     if rule.references:
         lines += ["## References", ""] + [f"- {r}" for r in rule.references] + [""]

@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from advisor.errors import AdvisorError
-from advisor.expr import ExprError, Expression, compile_expression
+from advisor.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.model import SEVERITIES
 from advisor.resources import load_yaml_resource, shipped_dir
 from advisor.yamlsafe import as_number, load_yaml_file
@@ -37,7 +37,7 @@ _IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
 _PACK_KEYS = ("pack", "version", "description", "inputs", "metrics", "rules")
 _INPUT_KEYS = ("name", "unit", "description", "better")
 _METRIC_KEYS = ("name", "expr", "unit", "better", "description")
-_RULE_KEYS = ("id", "name", "title", "category", "severity", "requires", "params", "when", "message",
+_RULE_KEYS = ("id", "name", "title", "category", "severity", "requires", "explains", "params", "when", "message",
               "root_cause", "recommendation", "estimated_speedup", "references", "examples")
 _EXAMPLE_KEYS = ("metrics", "params", "hardware", "expect", "note")
 
@@ -86,6 +86,7 @@ class RuleDef:
     category: str
     severity: str
     requires: tuple[str, ...]
+    explains: tuple[str, ...]  # rules this one, when it fires, explains: they are not root causes then
     params: dict[str, float]
     when: Expression
     message: str
@@ -293,7 +294,10 @@ def _group(paths: Sequence[Path]) -> list[tuple[Path, list[_RawFile]]]:
 def load_rulesets(paths: Sequence[Path]) -> RuleSet:
     """Load packs from files or folders, validate everything together, order rules by `requires`."""
     check = _Checker()
-    groups = _group(paths)
+    unique: dict[Path, Path] = {}
+    for path in paths:  # the same pack named twice (built-in and --rules) is loaded once
+        unique.setdefault(path.resolve(), path)
+    groups = _group(list(unique.values()))
     hw = hardware_names()
 
     # Pass 1: headers, and the names every pack declares, so references can cross packs.
@@ -388,7 +392,14 @@ def load_rulesets(paths: Sequence[Path]) -> RuleSet:
 
 
 def _order(rules: list[RuleDef]) -> tuple[RuleDef, ...]:
+    """Rules in `requires` order; a cycle through `requires` or through `explains` is refused (an
+    explains-cycle would leave no root cause)."""
     by_name = {r.name: r for r in rules}
+    try:
+        graphlib.TopologicalSorter({r.name: r.explains for r in rules}).prepare()
+    except graphlib.CycleError as exc:
+        cycle = exc.args[1]
+        raise PackError([f"{by_name[cycle[0]].where}: `explains` forms a cycle: {' -> '.join(cycle)}"]) from None
     sorter = graphlib.TopologicalSorter({r.name: r.requires for r in rules})
     try:
         return tuple(by_name[n] for n in sorter.static_order())
@@ -437,6 +448,16 @@ def _metric(check: _Checker, where: str, item: dict[str, Any], pack: str, known:
                      description=check.text(where, item, "description"), pack=pack)
 
 
+def param_problem(name: str, value: float, unit: str) -> str | None:
+    """A threshold that cannot mean what its author wanted: negative, or a percent given for a
+    fraction (70 for 0.70)."""
+    if value < 0:
+        return f"{name} = {value:g} is negative; thresholds here are sizes, times, ratios or fractions"
+    if unit == "fraction" and value > 1:
+        return f"{name} = {value:g} but it is a fraction (0..1); did you mean {value / 100:g}?"
+    return None
+
+
 def _param_units(when: Expression, params: dict[str, float], units: dict[str, str]) -> dict[str, str]:
     """A param compared with a metric takes that metric's unit (`x < max_fraction` -> fraction), so
     thresholds show as 25 % rather than 0.25."""
@@ -466,15 +487,8 @@ def _rule(check: _Checker, where: str, item: dict[str, Any], pack: str, known: s
     severity = item.get("severity")
     if severity not in SEVERITIES:
         check.add(where, f"severity {severity!r} must be one of {', '.join(SEVERITIES)}")
-    requires = item.get("requires") or []
-    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
-        check.add(where, "'requires' must be a list of rule names")
-        requires = []
-    for req in requires:
-        if req not in rule_names:
-            close = difflib.get_close_matches(req, list(rule_names), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            check.add(where, f"requires unknown rule '{req}'{hint}")
+    requires = _rule_names(check, where, item, "requires", rule_names)
+    explains = _rule_names(check, where, item, "explains", rule_names)
     params = _number_map(check, where, "params", item.get("params"))
     clash = sorted(set(params) & known)
     if clash:
@@ -493,14 +507,35 @@ def _rule(check: _Checker, where: str, item: dict[str, Any], pack: str, known: s
     examples = _examples(check, where, item.get("examples"), params)
     if when is None:
         return None
+    for mistake in fraction_mistakes(when, units):
+        check.add(where, f"when: {mistake}")
+    param_units = _param_units(when, params, units)
+    for param, value in params.items():
+        problem = param_problem(param, value, param_units.get(param, ""))
+        if problem:
+            check.add(where, f"params: {problem}")
     return RuleDef(
         id=rid, name=name, title=check.text(where, item, "title"), category=str(item.get("category") or "general"),
-        severity=str(severity), requires=tuple(requires), params=params, when=when, message=message,
+        severity=str(severity), requires=requires, explains=explains, params=params, when=when, message=message,
         placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
         references=tuple(references), examples=examples, pack=pack, where=where,
-        param_units=_param_units(when, params, units),
+        param_units=param_units,
     )
+
+
+def _rule_names(check: _Checker, where: str, item: dict[str, Any], key: str,
+                rule_names: dict[str, str]) -> tuple[str, ...]:
+    names = item.get(key) or []
+    if not isinstance(names, list) or not all(isinstance(r, str) for r in names):
+        check.add(where, f"'{key}' must be a list of rule names")
+        return ()
+    for name in names:
+        if name not in rule_names:
+            close = difflib.get_close_matches(name, list(rule_names), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            check.add(where, f"{key} unknown rule '{name}'{hint}")
+    return tuple(names)
 
 
 def _examples(check: _Checker, where: str, raw: Any, params: dict[str, float]) -> tuple[Example, ...]:

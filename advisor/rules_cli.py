@@ -26,6 +26,8 @@ def _show(rule: RuleDef) -> int:
     print(f"  pack {rule.pack} · severity {rule.severity} · category {rule.category} · defined at {rule.where}")
     if rule.requires:
         print(f"  requires: {', '.join(rule.requires)}")
+    if rule.explains:
+        print(f"  explains: {', '.join(rule.explains)} (they are not root causes when this fires)")
     print(f"  when: {rule.when.text}")
     for name, value in rule.params.items():
         unit = rule.param_units.get(name, "")
@@ -35,7 +37,8 @@ def _show(rule: RuleDef) -> int:
         print(f"  root cause: {rule.root_cause}")
     print(f"  recommendation: {rule.recommendation}")
     if rule.estimated_speedup:
-        print(f"  estimated speedup: {rule.estimated_speedup.text}")
+        capped = f" (capped by the estimate of {', '.join(rule.requires)})" if rule.requires else ""
+        print(f"  estimated speedup: {rule.estimated_speedup.text}{capped}")
     for ref in rule.references:
         print(f"  reference: {ref}")
     for ex in rule.examples:
@@ -45,10 +48,14 @@ def _show(rule: RuleDef) -> int:
     return 0
 
 
+def _named_by(pack, paths: list[Path]) -> bool:
+    return any(Path(pack.path).resolve() == path.resolve() for path in paths)
+
+
 def _test(ruleset: RuleSet, paths: list[Path]) -> int:
     from advisor.examples import run_examples
 
-    wanted = {p.name for p in ruleset.packs if not paths or any(Path(p.path) == path for path in paths)}
+    wanted = {p.name for p in ruleset.packs if not paths or _named_by(p, paths)}
     results = run_examples(ruleset, wanted)
     failures = [r for r in results if not r.ok]
     for r in failures:
@@ -80,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     action = args.rules_command
     if action == "validate":
         ruleset = load_packs(args.paths)  # raises PackError listing every problem
-        own = [p for p in ruleset.packs if any(Path(p.path) == path for path in args.paths)]
+        own = [p for p in ruleset.packs if _named_by(p, args.paths)]
         for pack in own:
             print(f"{pack.path}: pack {pack.name} {pack.version}: {len(pack.rules)} rules, "
                   f"{len(pack.metrics)} metrics, {sum(len(r.examples) for r in pack.rules)} examples: ok")

@@ -14,6 +14,7 @@ from advisor.model import (
     Analysis,
     Comparison,
     CrossCheck,
+    Entry,
     Evidence,
     Expectation,
     Finding,
@@ -58,6 +59,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
         "outcomes": [asdict(o) for o in analysis.outcomes],
         "notes": list(analysis.notes),
         "investigation": _investigation(analysis.investigation),
+        "entries": [asdict(e) for e in analysis.entries],
     }
 
 
@@ -107,7 +109,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "params": {k: {"value": p.value, "unit": p.unit} for k, p in f.params.items()},
         "estimated_speedup": f.estimated_speedup,
         "recommendation": f.recommendation, "root_cause_text": f.root_cause_text,
-        "condition": f.condition, "references": list(f.references),
+        "condition": f.condition, "references": list(f.references), "explains": list(f.explains),
     }
 
 
@@ -150,6 +152,7 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             estimated_speedup=f.get("estimated_speedup"),
             recommendation=f.get("recommendation", ""), root_cause_text=f.get("root_cause_text", ""),
             condition=f.get("condition", ""), references=tuple(f.get("references") or ()),
+            explains=tuple(f.get("explains") or ()),
         ) for f in data.get("findings", []))
         return Analysis(
             advisor_version=data.get("advisor_version", ""), source=source, info=src.get("info", {}),
@@ -159,6 +162,7 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             outcomes=tuple(RuleOutcome(**o) for o in data.get("outcomes", [])),
             packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
             investigation=_investigation_from(data.get("investigation")),
+            entries=tuple(Entry(**e) for e in data.get("entries", [])),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None

@@ -78,6 +78,8 @@ def test_metrics_command(tmp_path):
         (["report", MP2, "-o", "{tmp}/x.docx"], "cannot tell the output format"),
         (["report", MP2, "--hardware", "tpu"], "--hardware: 'tpu' is neither"),
         (["report", MP2, "-o", "{tmp}/nofolder/x.md"], "does not exist"),
+        (["report", MP2, "-o", "{tmp}/x.pdf", "--format", "md"], "does not match the extension"),
+        (["report", MP2, "--select", "nosuchrule"], "matches no rule"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):

@@ -74,7 +74,7 @@ def test_cli_pair_markdown_and_json(tmp_path):
     assert data["schema_version"] == 1 and data["speedup"] == pytest.approx(1.6667, abs=1e-3)
     assert "weight-reload" in data["findings"]["fixed"]
     assert data["metrics"]["total_time"]["verdict"] == "better"
-    assert data["root_cause"] == {"before": ["weight-reload", "low-tensor-engine-utilization"],
+    assert data["root_cause"] == {"before": ["weight-reload"],
                                   "after": ["compute-bound"]}
     assert data["before"]["label"] == "weight_reload/summary"
 

@@ -86,3 +86,22 @@ def test_context_schema_accepts_the_sample():
     schema = json.loads((resources.files("advisor") / "data" / "context.schema.json").read_text())
     as_json = json.loads(json.dumps(yaml.safe_load(CONTEXT.read_text()), default=str))  # YAML dates -> text
     jsonschema.validate(as_json, schema)
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("workload:\n  baseline: {gemm: 5.2, energy: 0}\n  optimized: {gemm: 5.2, energy: 0.21}\n", "(> 0)"),
+    ("hypotheses:\n  - {name: x, expect: 'dma_active_time_percent > 50'}\n", "did you mean 0.5?"),
+])
+def test_context_values_that_cannot_be_meant(write, text, problem):
+    with pytest.raises(AdvisorError) as info:
+        with_context(write("ctx.yaml", text))
+    assert problem in info.value.problem
+
+
+def test_next_steps_follow_the_amdahl_result():
+    from advisor.report.findings import ranked_steps
+
+    steps = ranked_steps(analyze(MP2, AnalyzeOptions(context=CONTEXT)))
+    assert steps[0].startswith("Shorten the unchanged steps — gemm (5.2 s)")
+    assert "must get 2.11× faster" in steps[0]
+    assert "2.72 % of the workload, 1.03× overall" in steps[1]

@@ -96,3 +96,38 @@ def test_set_changes_a_threshold():
 def test_set_typos_are_errors(key, problem):
     with pytest.raises(AdvisorError, match=problem):
         resolve_params(RULESET, {key: 1.0})
+
+
+def test_select_brings_required_rules_and_unknown_patterns_fail():
+    names = {f.name for f in run(WEIGHT_RELOAD, Selection(select=("weight-reload",))).findings}
+    assert names == {"weight-reload", "memory-bound"}
+    with pytest.raises(AdvisorError, match="matches no rule"):
+        run(WEIGHT_RELOAD, Selection(select=("weigth-reload",)))
+    with pytest.raises(AdvisorError, match="matches no rule"):
+        run(WEIGHT_RELOAD, Selection(ignore=("nosuch*",)))
+
+
+@pytest.mark.parametrize(("key", "value", "problem"), [("vector-engine-bound.min_active", 70, "did you mean 0.7"),
+                                                       ("weight-reload.min_ratio", -5, "is negative")])
+def test_set_refuses_thresholds_that_cannot_be_meant(key, value, problem):
+    with pytest.raises(AdvisorError, match=problem):
+        resolve_params(RULESET, {key: value})
+
+
+def test_explains_makes_the_specific_finding_the_root_cause():
+    spill = {**WEIGHT_RELOAD, "weight_queue_bytes": 6.0e6, "spill_reload_bytes": 5.0e7, "spill_save_bytes": 4.0e7}
+    by_name = {f.name: f for f in run(spill).findings}
+    assert by_name["sbuf-spill"].root_cause is True
+    assert by_name["memory-bound"].root_cause is False  # explained by the spills
+    assert "memory-bound" in by_name["sbuf-spill"].explains
+
+
+def test_unknown_parent_bound_leaves_the_child_unbounded():
+    """weight-reload is capped by memory-bound's bound; when that bound is unknown, so is the child's."""
+    values = {k: v for k, v in WEIGHT_RELOAD.items() if not k.endswith("_active_time_percent")}
+    values["mm_arithmetic_intensity"] = 50.0
+    values["peak_flops_bandwidth_ratio"] = 223.78
+    values["dma_active_time_percent"] = 0.9
+    by_name = {f.name: f for f in run(values, hardware=None).findings}
+    assert by_name["memory-bound"].estimated_speedup is None
+    assert by_name["weight-reload"].estimated_speedup is None

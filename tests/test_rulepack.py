@@ -187,3 +187,18 @@ def test_every_problem_listed(write):
 def test_missing_pack_path(tmp_path):
     with pytest.raises(AdvisorError, match="no such rule pack"):
         load_packs([tmp_path / "none.yaml"])
+
+
+def test_explains_cycle_refused(write):
+    a = GOOD_RULE.replace("    when:", "    explains: [rule-b]\n    when:").replace("test-rule", "rule-a")
+    b = GOOD_RULE.replace("    when:", "    explains: [rule-a]\n    when:").replace("test-rule", "rule-b")
+    assert "`explains` forms a cycle" in refused(write, pack_text(a + b.replace("T001", "T002")))
+
+
+def test_percent_written_for_a_fraction_is_refused(write):
+    message = refused(write, pack_text(GOOD_RULE.replace("weight_reload_ratio > min_ratio",
+                                                         "dma_active_time_percent > 50")))
+    assert "did you mean 0.5?" in message
+    message = refused(write, pack_text(GOOD_RULE.replace("when: weight_reload_ratio > min_ratio",
+                                                         "when: dma_active_time_percent > min_ratio")))
+    assert "min_ratio = 2 but it is a fraction" in message

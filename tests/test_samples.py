@@ -29,6 +29,7 @@ def test_mp2_energy_seed_002():
 def test_matmul_fragmented_dma():
     a = analyze(SAMPLES / "matmul_fragmented_dma" / "summary.json")
     assert {"memory-bound", "dma-fragmentation"} <= fired(a)
+    assert root_causes(a) == ["dma-fragmentation"]  # it explains memory-bound and the idle Tensor Engine
     assert a.value("dma_transfer_average_bytes") < 4096
 
 
@@ -48,6 +49,7 @@ def test_sbuf_spill():
     assert a.source.shape == "legacy summary list"
     assert a.hardware.name == "trn2"
     assert root_causes(a)[0] == "sbuf-spill"
+    assert "memory-bound" not in root_causes(a)
     assert a.value("psum_read_bytes") is None  # the -1 sentinel
 
 
@@ -63,6 +65,8 @@ def test_multi_core_picks_the_straggler():
     assert a.value("total_time") == max(
         analyze_entry(e).value("total_time") for e in a.source.entries)
     assert any("holds 4 profiles" in n for n in a.notes)
+    assert [e.analysed for e in a.entries] == [False, False, True, False]
+    assert a.entries[2].core == "nd_idx 1, nc_idx 2"
 
 
 def analyze_entry(entry):

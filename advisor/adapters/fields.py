@@ -19,6 +19,7 @@ class FieldRules:
     profile_patterns: tuple[str, ...]
     suffix_units: tuple[tuple[str, str], ...]
     text_units: dict[str, float]
+    nonzero: frozenset[str] = frozenset()
 
     def is_text_field(self, name: str) -> bool:
         return name in self.text_fields or name.endswith(self.text_suffixes)
@@ -42,6 +43,7 @@ def field_rules() -> FieldRules:
         profile_patterns=tuple(data["profile_field_patterns"]),
         suffix_units=tuple((d["suffix"], d["unit"]) for d in data["suffix_units"]),
         text_units={str(k): float(v) for k, v in data["text_units"].items()},
+        nonzero=frozenset(data["nonzero_fields"]),
     )
 
 
@@ -106,6 +108,9 @@ def normalise(raw: dict[str, Any]) -> Normalised:
         elif number < 0:
             values[name] = None
             notes.append(f"{name} = {value:g} (negative means unavailable): treated as unavailable")
+        elif number == 0 and name in rules.nonzero:
+            values[name] = None
+            notes.append(f"{name} = 0: the profiler measured no time, so it is treated as unavailable")
         else:
             values[name] = number
             if name.endswith("_percent") and number > 1.0:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -60,8 +61,8 @@ def title_of(analysis: Analysis) -> str:
     source = analysis.source
     name = source.path.replace("\\", "/").split("/")
     stem = "/".join(name[-2:]) if len(name) > 1 else name[-1]
-    entry = f" ({source.entry})" if source.entry else ""
-    return f"Profile findings: {escape(stem)}{escape(entry)}"
+    entry = f", entry {escape(source.entry[:14])}" if source.entry else ""
+    return f"Profile findings: {escape(stem)}{entry}"
 
 
 def _tldr(view: View) -> Section:
@@ -73,26 +74,35 @@ def _tldr(view: View) -> Section:
         top = engines[0]
         others = ", ".join(f"{e['short']} {view.show(e['percent'])}" for e in engines[1:4])
         of_total = f" of {view.show('total_time')} total" if view.raw("total_time") is not None else ""
-        candidates.append((1, f"**{top['label']}: {view.show(top['percent'])} active** ({view.show(top['active'])}"
-                              f"{of_total}); then {others}."))
+        active = f" ({view.show(top['active'])}{of_total})" if view.raw(top["active"]) is not None else ""
+        then = f"; then {others}" if others else ""
+        candidates.append((1, f"**{top['label']}: {view.show(top['percent'])} active**{active}{then}."))
     reads = view.raw("hbm_read_bytes")
     if reads is not None:
         peak = view.hw("hbm_bandwidth")
         against = (f", {view.show('hbm_read_bandwidth_utilization')} of one HBM stack's "
-                   f"{fmt.rate(peak, 'bytes/s')}") if peak else ""
+                   f"{fmt.rate(peak, 'bytes/s')}") if peak and view.raw("hbm_read_bandwidth_utilization") else ""
+        writes = (f", writes {view.show('hbm_write_bytes')}" if view.raw("hbm_write_bytes") is not None else "")
+        bandwidth = (f": effective read bandwidth **{view.show('hbm_read_bandwidth')}**{against}"
+                     if view.raw("hbm_read_bandwidth") is not None else " (no total time, so no bandwidth)")
         check = next((e for e in (a.investigation.expectations if a.investigation else ())
                       if e.metric == "hbm_read_bytes"), None)
         matched = (f"; the analytical prediction of {fmt.decimal_bytes(check.expected)} "
                    f"{'matches' if check.verdict == 'matches' else 'does not match'}") if check else ""
-        candidates.append((2, f"**HBM reads {fmt.bytes_(reads)}** ({fmt.decimal_bytes(reads)}), writes "
-                              f"{view.show('hbm_write_bytes')}: effective read bandwidth "
-                              f"**{view.show('hbm_read_bandwidth')}**{against}{matched}."))
+        candidates.append((2, f"**HBM reads {fmt.bytes_(reads)}** ({fmt.decimal_bytes(reads)}){writes}"
+                              f"{bandwidth}{matched}."))
     candidates.append((5, _roofline_sentence(view)))
     if view.raw("total_active_time_percent") is not None:
-        tail = (f"; engines and DMA run concurrently for {view.show('engine_overlap')} of it"
-                if view.raw("engine_overlap") is not None else "")
         candidates.append((6, f"Some engine or DMA is active {view.show('total_active_time_percent')} of the "
-                              f"{view.show('total_time')}{tail}."))
+                              f"{view.show('total_time')}{_overlap_clause(view)}."))
+    if a.entries:
+        analysed = next((e for e in a.entries if e.analysed), None)
+        times = sorted(e.total_time for e in a.entries if e.total_time is not None)
+        if analysed and analysed.total_time and times:
+            rank = "the slowest" if analysed.total_time >= times[-1] else "not the slowest"
+            candidates.append((2, f"The file holds **{len(a.entries)} profiles**; this one "
+                                  f"({escape(analysed.core or analysed.name)}) is {rank}, "
+                                  f"{fmt.speedup(analysed.total_time / statistics.median(times))} the median."))
     workload = a.investigation.amdahl if a.investigation else None
     if workload and workload.predicted is not None:
         ceiling = f", ceiling **{fmt.speedup(workload.ceiling)}**" if workload.ceiling else ""
@@ -104,6 +114,16 @@ def _tldr(view: View) -> Section:
     keep = sorted(candidates, key=lambda c: c[0])[:5]
     items = tuple(text for p, text in candidates if (p, text) in keep)
     return Section("TL;DR", (Bullets(items), Paragraph(verdict(a).paragraph)), "tldr")
+
+
+def _overlap_clause(view: View) -> str:
+    """sum of shares − union is an upper bound on the time with two or more units active (each
+    extra unit counts once), so it is stated as that, not as concurrent time."""
+    if view.raw("engine_overlap") is None:
+        return ""
+    return (f"; the Tensor, Vector, Scalar, GpSimd and DMA shares add up to "
+            f"{fmt.percent((view.raw('engine_overlap') or 0) + (view.raw('total_active_time_percent') or 0))}, "
+            f"so they overlap by {view.show('engine_overlap')} of the time")
 
 
 def _roofline_sentence(view: View) -> str:
@@ -118,6 +138,27 @@ def _roofline_sentence(view: View) -> str:
     side = "memory-bound" if ai < ridge else "compute-bound"
     return (f"Arithmetic intensity **{view.show('mm_arithmetic_intensity')}** against a ridge of "
             f"{view.show('peak_flops_bandwidth_ratio')}: the {side} side of the roofline.")
+
+
+def _entries(analysis: Analysis) -> Section | None:
+    """A multi-profile file: every core or rank side by side, the analysed one marked, and the skew."""
+    if not analysis.entries:
+        return None
+    times = sorted(e.total_time for e in analysis.entries if e.total_time is not None)
+    rows = tuple((f"**{code(e.name)}** (analysed)" if e.analysed else code(e.name), escape(e.core or "—"),
+                  fmt.seconds(e.total_time), fmt.percent(e.dma_active_time_percent),
+                  fmt.percent(e.tensor_engine_active_time_percent)) for e in analysis.entries)
+    blocks: list[Any] = [Table(("Entry", "Core", "Total time", "DMA active", "Tensor Engine active"), rows,
+                               align=("left", "left", "right", "right", "right"))]
+    if times:
+        median = statistics.median(times)
+        slowest = max((e for e in analysis.entries if e.total_time is not None), key=lambda e: e.total_time or 0)
+        blocks.append(Paragraph(
+            f"The slowest is {code(slowest.name)} ({escape(slowest.core or 'core unknown')}): "
+            f"{fmt.seconds(slowest.total_time)}, {fmt.speedup(times[-1] / median)} the median "
+            f"{fmt.seconds(median)} (skew = max ÷ median). This report analyses "
+            f"{'it' if slowest.analysed else 'the entry marked above'}; `--entry NAME` analyses another."))
+    return Section(f"Profiles in this file ({len(analysis.entries)})", tuple(blocks), "entries")
 
 
 def _setup(view: View) -> Section:
@@ -153,8 +194,7 @@ def _engine_sections(view: View) -> list[Section]:
                  align=("left", "right", "right"))
     blocks: list[Any] = [util, Paragraph(
         f"Total time: {view.show('total_time')}. Total active: {view.show('total_active_time_percent')} "
-        f"(the union of engine and DMA activity; the per-engine shares overlap by "
-        f"{view.show('engine_overlap')}).")]
+        f"(the union of engine and DMA activity){_overlap_clause(view)}.")]
     instr = Table(("Engine", "Instructions", "Instruction time (summed)", "Mean instruction"),
                   tuple((e["label"], view.show(e["instructions"]), view.show(e["instruction_time"]),
                          view.show(e["mean"])) for e in layout()["engines"]
@@ -195,8 +235,8 @@ def _memory(view: View) -> Section:
     blocks: list[Any] = [table]
     if len(volumes) >= 2:
         blocks.append(Chart("memory", "Bytes moved", {
-            "kind": "log_bars", "labels": [label for label, _ in volumes], "values": [v for _, v in volumes],
-            "xlabel": "bytes (log scale)"}, alt="Bar chart of memory traffic by kind"))
+            "kind": "byte_bars", "labels": [label for label, _ in volumes], "values": [v for _, v in volumes],
+            "xlabel": "bytes"}, alt="Bar chart of memory traffic by kind"))
     return Section("Memory traffic", tuple(blocks), "memory")
 
 
@@ -277,7 +317,7 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
 def build_document(analysis: Analysis) -> Document:
     view = View(analysis)
     lines, context = _header(analysis)
-    sections = [context, _tldr(view), _setup(view), *_engine_sections(view), _memory(view),
+    sections = [context, _tldr(view), _entries(analysis), _setup(view), *_engine_sections(view), _memory(view),
                 expectations_section(analysis), _roofline(view), *findings_sections(analysis),
                 amdahl_section(analysis), hypotheses_section(analysis), meaning_section(analysis),
                 next_steps_section(analysis), not_evaluated_section(analysis), _checks(view), _notes(analysis),

@@ -49,28 +49,25 @@ def _hbar(spec: dict[str, Any]):
     return fig
 
 
-def _binary_ticks(ax, formatter) -> None:
-    """Byte axes tick at powers of 4 (1, 4, 16, 64 MiB ...), labelled in binary units."""
-    from matplotlib.ticker import LogLocator, NullFormatter
+def _byte_axis(ax, top: float) -> None:
+    """Ticks at round binary steps (16, 32, 48 MiB ...), labelled like every byte size in the report."""
+    from matplotlib.ticker import FuncFormatter, MultipleLocator
 
-    ax.xaxis.set_major_locator(LogLocator(base=4))
-    ax.xaxis.set_major_formatter(formatter(lambda x, _: fmt.bytes_(x)))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    unit = next((u for u in (2**30, 2**20, 2**10) if top >= u), 1)
+    step = unit * 2 ** math.ceil(math.log2(max(top / 4 / unit, 1e-9)))
+    ax.xaxis.set_major_locator(MultipleLocator(step))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt.bytes_(x) if x else "0"))
 
 
-def _log_bars(spec: dict[str, Any]):
-    """Byte counts spanning orders of magnitude: log axis, each bar labelled with its value."""
+def _byte_bars(spec: dict[str, Any]):
+    """Byte counts on a linear axis (a 12× reload must look 12×), each bar labelled with its value."""
     labels, values = spec["labels"], spec["values"]
     fig, ax = _figure(max(1.6, 0.42 * len(labels) + 0.8))
     positions = list(range(len(labels)))[::-1]
     ax.barh(positions, values, color=COLOURS["main"], height=0.6)
-    from matplotlib.ticker import FuncFormatter
-
-    ax.set_xscale("log")
-    _binary_ticks(ax, FuncFormatter)
+    _byte_axis(ax, max(values))
     ax.set_yticks(positions, labels)
-    low = min(v for v in values if v > 0)
-    ax.set_xlim(low / 4, max(values) * 30)
+    ax.set_xlim(0, max(values) * 1.3)
     ax.set_xlabel(spec["xlabel"])
     ax.grid(axis="x", color=COLOURS["grid"], linewidth=0.6)
     ax.set_axisbelow(True)
@@ -89,7 +86,7 @@ def _roofline(spec: dict[str, Any]):
     ax.loglog(xs, [min(peak, x * bandwidth) for x in xs], color=COLOURS["main"], linewidth=1.6,
               label="attainable (HBM × AI, capped by peak)")
     ax.axvline(ridge, color=COLOURS["muted"], linestyle="--", linewidth=1)
-    ax.text(ridge, peak * 1.15, f"ridge {ridge:.1f} FLOP/B", ha="center", fontsize=8, color="#444444")
+    ax.text(ridge / 1.08, peak * 1.25, f"ridge {ridge:.1f} FLOP/B", ha="right", fontsize=8, color="#444444")
     ax.plot([ai], [achieved], "o", color=COLOURS["accent"], markersize=7, label="this kernel")
     ax.annotate(f"AI {ai:.1f} FLOP/B\n{fmt.rate(achieved, 'FLOP/s')}", (ai, achieved), textcoords="offset points",
                 xytext=(8, -22), fontsize=8)
@@ -131,7 +128,7 @@ def _amdahl(spec: dict[str, Any]):
 
 
 DRAW: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "hbar": _hbar, "log_bars": _log_bars, "roofline": _roofline, "amdahl": _amdahl,
+    "hbar": _hbar, "byte_bars": _byte_bars, "roofline": _roofline, "amdahl": _amdahl,
 }
 
 
@@ -171,11 +168,8 @@ def _grouped_hbar(spec: dict[str, Any]):
         values = [v if v is not None else 0 for v in s["values"]]
         ax.barh(positions, values, height=height * 0.92, color=palette[i % len(palette)], label=s["name"])
     ax.set_yticks(list(range(len(labels)))[::-1], labels)
-    if spec.get("log"):
-        from matplotlib.ticker import FuncFormatter
-
-        ax.set_xscale("log")
-        _binary_ticks(ax, FuncFormatter)
+    if spec.get("bytes"):
+        _byte_axis(ax, max(v or 0 for s in series for v in s["values"]))
     ax.set_xlabel(spec["xlabel"])
     ax.grid(axis="x", color=COLOURS["grid"], linewidth=0.6)
     ax.set_axisbelow(True)

@@ -134,8 +134,8 @@ def _charts(c: Comparison) -> list[Chart]:
     if volumes:
         names = dict(layout()["memory"])
         charts.append(Chart("compare-memory", "Bytes moved", {
-            "kind": "grouped_hbar", "labels": [names.get(n, n) for n in volumes], "xlabel": "bytes (log scale)",
-            "log": True,
+            "kind": "grouped_hbar", "labels": [names.get(n, n) for n in volumes], "xlabel": "bytes",
+            "bytes": True,
             "series": [{"name": c.before.label, "values": [c.metrics[n].before for n in volumes]},
                        {"name": c.after.label, "values": [c.metrics[n].after for n in volumes]}],
         }, alt="Memory traffic before and after"))

@@ -23,7 +23,7 @@ def root_causes(analysis: Analysis) -> list[Finding]:
 def _gain(f: Finding) -> str:
     if f.estimated_speedup is None:
         return ""
-    return f", estimated gain up to {fmt.percent(f.estimated_speedup)} of total time"
+    return f", estimated gain up to {fmt.percent(f.estimated_speedup)} of the kernel's time"
 
 
 def verdict(analysis: Analysis) -> Verdict:
@@ -33,15 +33,17 @@ def verdict(analysis: Analysis) -> Verdict:
         tail = f" {skipped} rule(s) could not be evaluated for missing metrics (see the appendix)." if skipped else ""
         return Verdict((), "**Verdict:** no rule in the loaded packs fired on this profile." + tail)
     top = causes[0]
-    bullet = f"Root cause: **{escape(top.title)}** ({code(top.name)}{_gain(top)})."
+    amdahl = analysis.investigation.amdahl if analysis.investigation else None
+    share = amdahl.kernel_share if amdahl else None
+    bullet = f"Root cause: **{escape(top.title)}** ({code(top.name)}{_gain(top)}{_workload_gain(top, share)})."
     chain = _chain(analysis, top)
     because = f" It was reached through {chain}." if chain else ""
     others = ""
     if len(causes) > 1:
         others = " Other root causes: " + ", ".join(f"{escape(c.title)} ({code(c.name)})" for c in causes[1:]) + "."
     paragraph = (f"**Verdict: {escape(top.title)}.** {escape(top.message)}{because} "
-                 f"{escape(top.root_cause_text)} **Next:** {escape(top.recommendation)}{others}"
-                 f"{_workload_sentence(analysis)}")
+                 f"{escape(top.root_cause_text)}{others}{_workload_sentence(analysis)} "
+                 f"**Next:** {ranked_steps(analysis)[0]}")
     return Verdict((bullet,), " ".join(paragraph.split()))
 
 
@@ -110,16 +112,54 @@ def findings_sections(analysis: Analysis) -> list[Section]:
             *(_finding_section(analysis, i + 1, f) for i, f in enumerate(analysis.findings))]
 
 
-def next_steps_section(analysis: Analysis) -> Section | None:
-    """The fired rules' recommendations, in ranking order (estimated gain first), each once."""
-    steps: list[tuple[Finding, str]] = []
-    for f in analysis.findings:
-        if f.recommendation and f.recommendation not in [text for _, text in steps]:
-            steps.append((f, f.recommendation))
-    if not steps:
+def _workload_gain(f: Finding, kernel_share: float | None) -> str:
+    """A kernel-level estimate carried to the workload: the kernel is `kernel_share` of it."""
+    if f.estimated_speedup is None or kernel_share is None:
+        return ""
+    share = f.estimated_speedup * kernel_share
+    return f"; {fmt.percent(share)} of the workload, {fmt.speedup(1 / (1 - share))} overall"
+
+
+def _workload_step(analysis: Analysis) -> tuple[float, str] | None:
+    """With workload timings, the step Amdahl points at: shorten the unchanged steps."""
+    a = analysis.investigation.amdahl if analysis.investigation else None
+    if a is None or a.ceiling is None or not a.changed:
         return None
-    return Section("Next steps", (Bullets(tuple(
-        f"{escape(text)} ({code(f.name)}{_gain(f)})" for f, text in steps), ordered=True),), "next-steps")
+    unchanged = [s for s in a.baseline if s not in a.changed]
+    if not unchanged:
+        return None
+    names = ", ".join(f"{escape(s)} ({fmt.seconds(a.optimized[s])})" for s in unchanged)
+    share = 1 - (a.kernel_share or 0)
+    text = (f"Shorten the unchanged steps — {names}, {fmt.percent(share)} of the optimized workload: no "
+            f"speedup of this kernel takes the workload past {fmt.speedup(a.ceiling)}")
+    if a.target is not None and a.unchanged_needed_speedup is not None:
+        text += (f"; for {fmt.speedup(a.target)} overall they must get {fmt.speedup(a.unchanged_needed_speedup)} "
+                 "faster with this kernel as it is (or be fused with it, so they shrink together)")
+    return share, text + ". (Amdahl, from the workload timings)"
+
+
+def ranked_steps(analysis: Analysis) -> list[str]:
+    """The fired rules' recommendations, each once, ordered by what they can gain; with workload
+    timings the gains are carried to the workload, and the Amdahl step competes with them."""
+    a = analysis.investigation.amdahl if analysis.investigation else None
+    kernel_share = a.kernel_share if a else None
+    ranked: list[tuple[int, float, str]] = []  # (0 for root causes and Amdahl, 1 for what they explain), gain
+    seen: set[str] = set()
+    for f in analysis.findings:
+        if f.recommendation and f.recommendation not in seen:
+            seen.add(f.recommendation)
+            gain = (f.estimated_speedup or 0) * (kernel_share if kernel_share is not None else 1)
+            ranked.append((0 if f.root_cause else 1, gain, f"{escape(f.recommendation)} ({code(f.name)}{_gain(f)}"
+                                                           f"{_workload_gain(f, kernel_share)})"))
+    workload = _workload_step(analysis)
+    if workload:
+        ranked.append((0, *workload))
+    return [text for _, _, text in sorted(ranked, key=lambda item: (item[0], -item[1]))]
+
+
+def next_steps_section(analysis: Analysis) -> Section | None:
+    steps = ranked_steps(analysis)
+    return Section("Next steps", (Bullets(tuple(steps), ordered=True),), "next-steps") if steps else None
 
 
 def not_evaluated_section(analysis: Analysis) -> Section | None:

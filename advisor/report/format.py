@@ -159,19 +159,27 @@ def with_spec(v: float | None, unit: str, spec: str) -> str:
     return format(v, spec)
 
 
-_NAME = re.compile(r"\b[a-z_][a-z0-9_]*\b")
-_KEYWORDS = {"and", "or", "not", "min", "max", "abs", "exists", "min_known", "max_known"}
-
-
 def annotated(expression: str, values: Mapping[str, tuple[float | None, str]]) -> str:
-    """An expression with each name followed by its value and unit, so a reader can check it:
-    `dma_active_time_percent (26.42 %) > 0.5`."""
+    """An expression with each name followed by its value and unit, and each number compared with
+    a name shown in that name's unit, so a reader can check it:
+    `dma_active_time_percent (26.42 %) > 50.00 %`."""
+    from advisor.expr import ExprError, compared_constants, compile_expression
 
-    def annotate(match: re.Match[str]) -> str:
+    try:
+        parsed = compile_expression(expression)
+    except ExprError:
+        return expression
+    text = parsed.text
+    edits: list[tuple[int, int, str]] = []
+    for name, constant, start, end in compared_constants(parsed):
+        unit = values.get(name, (None, ""))[1]
+        if unit in ("fraction", "bytes", "s", "bytes/s", "FLOP/s"):
+            edits.append((start, end, value(constant, unit)))
+    for match in re.finditer(r"\b[a-z_][a-z0-9_]*\b", text):
         name = match.group(0)
-        if name in _KEYWORDS or name not in values:
-            return name
-        number, unit = values[name]
-        return f"{name} ({value(number, unit)})"
-
-    return _NAME.sub(annotate, expression)
+        if name in values:
+            number, unit = values[name]
+            edits.append((match.end(), match.end(), f" ({value(number, unit)})"))
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text
