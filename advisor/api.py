@@ -11,6 +11,7 @@ from advisor.adapters import LoadOptions, choose, load_profiles
 from advisor.compare import DEFAULT_NOISE, compare, compare_series
 from advisor.context import judge, load_context
 from advisor.engine import Selection, evaluate
+from advisor.events import summarize
 from advisor.metrics import derive, hardware_env
 from advisor.model import Analysis, Comparison, Entry, Profile, Series
 from advisor.rulepack import RuleSet, load_packs
@@ -48,7 +49,8 @@ def _notes(profile: Profile, analysis_hw: object, metrics: dict) -> list[str]:
 def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None,
                     selection: Selection | None = None, context: Path | None = None) -> Analysis:
     hw = hardware.resolve(profile.info.get("instance_type"), hardware_override)
-    metrics = derive(profile, hw, ruleset)
+    trace, from_events = summarize(profile.trace) if profile.trace is not None else (None, None)
+    metrics = derive(profile, hw, ruleset, from_events)
     result = evaluate(ruleset, metrics, hw, selection or Selection())
     investigation = None
     if context is not None:
@@ -61,7 +63,7 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
         advisor_version=__version__, source=profile.source, info=dict(profile.info), hardware=hw,
         metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
         outcomes=result.outcomes, packs={p.name: p.version for p in ruleset.packs},
-        notes=tuple(_notes(profile, hw, metrics)), investigation=investigation,
+        notes=tuple(_notes(profile, hw, metrics)), investigation=investigation, trace=trace,
     )
 
 

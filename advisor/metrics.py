@@ -42,11 +42,18 @@ def _reported(profile: Profile, ruleset: RuleSet, definitions: Mapping[str, Metr
     return out
 
 
-def derive(profile: Profile, hardware: Hardware | None, ruleset: RuleSet) -> dict[str, Metric]:
-    """Every metric, sorted by name: reported fields, then what the packs derive from them."""
+def derive(profile: Profile, hardware: Hardware | None, ruleset: RuleSet,
+           from_events: Mapping[str, float | None] | None = None) -> dict[str, Metric]:
+    """Every metric, sorted by name: reported fields, metrics measured on the event trace, then
+    what the packs derive from them."""
     definitions = {d.name: d for d in ruleset.metrics}
     metrics = _reported(profile, ruleset, definitions)
     reported = {n for n, m in metrics.items() if m.value is not None}
+    for name, value in (from_events or {}).items():
+        declared = ruleset.inputs.get(name)
+        metrics[name] = Metric(name=name, value=value, unit=declared.unit if declared else "",
+                               source="derived", description=declared.description if declared else "",
+                               formula="measured on the event trace", better=declared.better if declared else None)
     env: dict[str, float | None] = {**hardware_env(hardware), **{n: m.value for n, m in metrics.items()}}
 
     pending = {d.name: d for d in ruleset.metrics if d.name not in reported}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 SCHEMA_VERSION = 1
 SEVERITIES = ("info", "low", "medium", "high", "critical")  # in increasing order
@@ -33,6 +34,7 @@ class Profile:
     values: Mapping[str, float | None]  # numeric fields; None = reported as unavailable
     info: Mapping[str, str]  # text fields: versions, instance type, ...
     notes: tuple[str, ...] = ()  # what the adapter had to interpret (sentinels, NaN, odd ranges)
+    trace: Any = None  # event columns of a full trace (adapters.legacy_json.Trace), when the input has them
 
 
 @dataclass(frozen=True)
@@ -204,6 +206,7 @@ class Analysis:
     notes: tuple[str, ...] = ()
     investigation: Investigation | None = None
     entries: tuple[Entry, ...] = ()  # every profile of the file, when it holds several
+    trace: TraceSummary | None = None  # from a full event trace
     schema_version: int = SCHEMA_VERSION
 
     def value(self, name: str) -> float | None:
@@ -268,3 +271,36 @@ class Series:
     total_times: tuple[float | None, ...]
     steps: tuple[Comparison, ...]
     overall: Comparison
+
+
+@dataclass(frozen=True)
+class Hotspot:
+    name: str
+    time: float  # seconds of instruction time (summed durations)
+    share: float  # of all instruction time
+    count: int
+
+
+@dataclass(frozen=True)
+class Gap:
+    start: float  # seconds from the profile start
+    duration: float
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    """What the event trace adds to the summary: where the time goes and how DMA really looks."""
+
+    instructions: int
+    dma_transfers: int
+    span: float  # seconds from the profile start to the last event's end
+    engine_busy: Mapping[str, float]  # timeline row -> seconds, as the union of its instruction intervals
+    busy_union: float  # seconds with any instruction or DMA active
+    hotspots_hlo: tuple[Hotspot, ...]
+    hotspots_nki: tuple[Hotspot, ...]
+    dma_size_edges: tuple[float, ...]  # histogram bin edges, bytes
+    dma_size_counts: tuple[int, ...]
+    timeline_edges: tuple[float, ...]  # seconds
+    timeline: Mapping[str, tuple[float, ...]]  # timeline row -> busy fraction per bin
+    gaps: tuple[Gap, ...]  # the longest idle gaps, the warm-up gap first when there is one
+    warnings: tuple[str, ...]  # the profiler's own caveats

@@ -18,7 +18,9 @@ from advisor.model import (
     Evidence,
     Expectation,
     Finding,
+    Gap,
     Hardware,
+    Hotspot,
     Hypothesis,
     Investigation,
     Metric,
@@ -27,6 +29,7 @@ from advisor.model import (
     Series,
     Side,
     SourceInfo,
+    TraceSummary,
 )
 
 SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
@@ -60,7 +63,28 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
         "notes": list(analysis.notes),
         "investigation": _investigation(analysis.investigation),
         "entries": [asdict(e) for e in analysis.entries],
+        "trace": _trace(analysis.trace),
     }
+
+
+def _trace(trace: TraceSummary | None) -> dict[str, Any] | None:
+    if trace is None:
+        return None
+    out = asdict(trace)
+    out["dma_size_edges"] = [e if e != float("inf") else None for e in trace.dma_size_edges]  # JSON has no inf
+    return out
+
+
+def _trace_from(data: dict[str, Any] | None) -> TraceSummary | None:
+    if not data:
+        return None
+    return TraceSummary(**{
+        **data, "hotspots_hlo": tuple(Hotspot(**h) for h in data["hotspots_hlo"]),
+        "hotspots_nki": tuple(Hotspot(**h) for h in data["hotspots_nki"]),
+        "dma_size_edges": tuple(float("inf") if e is None else e for e in data["dma_size_edges"]),
+        "dma_size_counts": tuple(data["dma_size_counts"]), "timeline_edges": tuple(data["timeline_edges"]),
+        "timeline": {k: tuple(v) for k, v in data["timeline"].items()},
+        "gaps": tuple(Gap(**g) for g in data["gaps"]), "warnings": tuple(data["warnings"])})
 
 
 def _investigation(inv: Investigation | None) -> dict[str, Any] | None:
@@ -163,6 +187,7 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
             investigation=_investigation_from(data.get("investigation")),
             entries=tuple(Entry(**e) for e in data.get("entries", [])),
+            trace=_trace_from(data.get("trace")),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None

@@ -90,3 +90,22 @@ def test_text_layouts_give_the_same_numbers():
     raw = analyze(SAMPLES / "matmul_text" / "summary_raw.txt")
     for name in ("total_time", "hbm_read_bytes", "tensor_engine_active_time_percent", "hardware_flops"):
         assert human.value(name) == pytest.approx(raw.value(name), rel=1e-3), name
+
+
+def test_legacy_trace_sections_and_findings(tmp_path):
+    from advisor.render import render
+
+    a = analyze(SAMPLES / "legacy_trace" / "profile.json")
+    assert a.trace is not None and a.trace.instructions == 1270
+    assert "small-dma-payloads" in fired(a)
+    text = render(a, "md", tmp_path / "r.md").main.decode()
+    for heading in ("## Event trace", "## Hotspots", "## DMA transfer sizes", "## Idle gaps", "## Profiler warnings"):
+        assert heading in text
+    assert "warm-up (before the first event)" in text
+
+
+def test_summary_only_input_leaves_trace_rules_not_applicable():
+    a = analyze(SAMPLES / "mp2_energy" / "summary.json")
+    na = {n.name for n in a.not_applicable}
+    assert "warmup-gap" in na and a.trace is None
+    assert "small-dma-payloads" not in fired(a)  # passes: DMA is active too little for it to matter

@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from advisor.adapters import ntff, summary_json, summary_text
+from advisor.adapters import legacy_json, ntff, summary_json, summary_text
 from advisor.adapters.fields import has_profile_metrics, normalise
-from advisor.adapters.text import decode, read_bytes
+from advisor.adapters.text import MAX_SUMMARY_BYTES, decode, read_bytes
 from advisor.errors import AdvisorError
 from advisor.model import Profile, SourceInfo
+
+MAX_TRACE_BYTES = 1 << 30  # a full trace is decoded in memory; larger ones need streaming (not yet)
 
 
 @dataclass(frozen=True)
@@ -40,9 +42,15 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         converted_with = " ".join(conversion.command)
         fmt, (shape, entries) = ntff.NAME, summary_json.parse(conversion.stdout, where)
     else:
-        data = read_bytes(path)
+        data = read_bytes(path, MAX_TRACE_BYTES)
         if not data.strip():
             raise AdvisorError(where, "file is empty")
+        if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
+            trace = legacy_json.decode(data, where)
+            if len(trace.instr_start) or len(trace.dma_start):
+                return [_trace_profile(path, trace)]
+        elif len(data) > MAX_SUMMARY_BYTES:
+            raise AdvisorError(where, f"file is {len(data) / 2**20:.0f} MiB; too large for a profile summary")
         text = decode(data)
         if text is None:
             raise AdvisorError(where, "binary data, not a Neuron summary (an .ntff capture needs the .ntff extension)")
@@ -62,6 +70,15 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         raise AdvisorError(where, "no Neuron profile metrics in it (expected fields such as total_time or "
                                   "hbm_read_bytes)")
     return profiles
+
+
+def _trace_profile(path: Path, trace: legacy_json.Trace) -> Profile:
+    fields = normalise(trace.summary)
+    if not has_profile_metrics(fields.values):
+        raise AdvisorError(str(path), "the trace has events but no summary metrics")
+    shape = f"full trace: {len(trace.instr_start):,} instructions, {len(trace.dma_start):,} DMA transfers"
+    source = SourceInfo(path=str(path), format=legacy_json.NAME, shape=shape)
+    return Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes, trace=trace)
 
 
 def choose(profiles: list[Profile], entry: str | None, where: str) -> Profile:

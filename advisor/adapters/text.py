@@ -13,13 +13,14 @@ MAX_SUMMARY_BYTES = 256 * 1024 * 1024  # a summary is kilobytes; past this it is
 _JSON_LINE_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path, limit: int = MAX_SUMMARY_BYTES) -> bytes:
     try:
         if path.is_dir():
             raise AdvisorError(str(path), "is a directory, not a profile file")
         size = path.stat().st_size
-        if size > MAX_SUMMARY_BYTES:
-            raise AdvisorError(str(path), f"file is {size / 2**20:.0f} MiB; too large for a profile summary")
+        if size > limit:
+            raise AdvisorError(str(path), f"file is {size / 2**20:.0f} MiB; larger than the {limit >> 20} MiB "
+                                          "this version reads")
         return path.read_bytes()
     except FileNotFoundError:
         raise AdvisorError(str(path), "no such file") from None

@@ -20,6 +20,7 @@ from advisor.report.investigation import (
     hypotheses_section,
     meaning_section,
 )
+from advisor.report.trace import trace_sections
 from advisor.resources import load_yaml_resource
 
 
@@ -318,7 +319,8 @@ def build_document(analysis: Analysis) -> Document:
     view = View(analysis)
     lines, context = _header(analysis)
     sections = [context, _tldr(view), _entries(analysis), _setup(view), *_engine_sections(view), _memory(view),
-                expectations_section(analysis), _roofline(view), *findings_sections(analysis),
+                expectations_section(analysis), _roofline(view), *trace_sections(analysis),
+                *findings_sections(analysis),
                 amdahl_section(analysis), hypotheses_section(analysis), meaning_section(analysis),
                 next_steps_section(analysis), not_evaluated_section(analysis), _checks(view), _notes(analysis),
                 _raw(analysis)]

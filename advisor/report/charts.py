@@ -7,6 +7,7 @@ Both are byte-stable: fixed SVG hash salt, no dates in metadata.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -192,3 +193,21 @@ def _series(spec: dict[str, Any]):
 
 
 DRAW.update({"grouped_hbar": _grouped_hbar, "series": _series})
+
+
+def _timeline_chart(spec: dict[str, Any]):
+    edges, rows = spec["edges"], spec["rows"]
+    centres = [(a + b) / 2 * 1e3 for a, b in itertools.pairwise(edges)]
+    fig, ax = _figure(3.0)
+    palette = [COLOURS["main"], COLOURS["accent"], COLOURS["good"], "#e0a458", "#7b6d8d", COLOURS["muted"], "#333333"]
+    for i, (name, values) in enumerate(rows.items()):
+        ax.plot(centres, [100 * v for v in values], linewidth=1.2, color=palette[i % len(palette)], label=name)
+    ax.set_ylim(0, 105)
+    ax.set_xlabel("time from profile start (ms)")
+    ax.set_ylabel("busy (%)")
+    ax.grid(color=COLOURS["grid"], linewidth=0.6)
+    fig.legend(fontsize=7, frameon=False, loc="outside upper center", ncols=min(4, len(rows)))
+    return fig
+
+
+DRAW["timeline"] = _timeline_chart

@@ -11,6 +11,7 @@ from advisor.api import AnalyzeOptions, analyze
 from advisor.render import render
 
 PROFILES = sorted(p for p in SAMPLES.glob("*/summary*.*") if p.suffix in (".json", ".txt"))
+PROFILES.append(SAMPLES / "legacy_trace" / "profile.json")
 
 
 @pytest.mark.parametrize("path", PROFILES, ids=lambda p: f"{p.parent.name}/{p.name}")

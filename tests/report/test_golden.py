@@ -15,6 +15,7 @@ from advisor.render import render, render_comparison
 GOLDEN = ROOT / "tests" / "golden"
 CONTEXT = Path("samples/mp2_energy/investigation.yaml")
 CASES = [(p.relative_to(ROOT), None) for p in sorted(SAMPLES.glob("*/summary*.*")) if p.suffix in (".json", ".txt")]
+CASES.append((Path("samples/legacy_trace/profile.json"), None))
 # (the weight_reload_series attempts repeat weight_reload and weight_reload_fixed: covered by compare below)
 CASES.append((Path("samples/mp2_energy/summary.json"), CONTEXT))
 

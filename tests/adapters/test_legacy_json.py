@@ -1,0 +1,68 @@
+"""The full event trace (legacy JSON): typed decoding, and numbers checked against the generator's
+own bookkeeping (tests/fixtures/legacy_trace.stats.json, computed from the events it wrote)."""
+
+import json
+
+import numpy as np
+import pytest
+from tests_support import FIXTURES, SAMPLES
+
+from advisor.adapters import load_profiles
+from advisor.errors import AdvisorError
+from advisor.events import summarize, union
+
+TRACE = SAMPLES / "legacy_trace" / "profile.json"
+STATS = json.loads((FIXTURES / "legacy_trace.stats.json").read_text())
+
+
+def test_loads_summary_and_events():
+    [profile] = load_profiles(TRACE)
+    assert profile.source.format == "json"
+    assert profile.source.shape == "full trace: 1,270 instructions, 845 DMA transfers"
+    assert profile.values["total_time"] == pytest.approx(STATS["total_time_ns"] * 1e-9)
+    assert len(profile.trace.instr_start) == STATS["instruction_count"]
+    assert profile.trace.warnings  # the profiler's own caveats are kept
+
+
+def test_event_numbers_match_the_generator():
+    [profile] = load_profiles(TRACE)
+    summary, metrics = summarize(profile.trace)
+    busy_ns = {name: round(seconds * 1e9) for name, seconds in summary.engine_busy.items()}
+    assert busy_ns == STATS["busy_ns_by_label"]
+    assert metrics["dma_small_transfer_fraction"] == pytest.approx(STATS["dma_share_under_4k"])
+    assert metrics["dma_transfer_under_32k_fraction"] == pytest.approx(STATS["dma_share_under_32k"])
+    # the generator idles warmup_ns before its first instruction; the first event may start a little later
+    assert summary.gaps[0].start == 0
+    assert STATS["warmup_ns"] * 1e-9 <= summary.gaps[0].duration <= STATS["warmup_ns"] * 1.02e-9
+    assert sum(summary.dma_size_counts) == STATS["dma_count"]
+    assert summary.hotspots_hlo and summary.hotspots_hlo[0].time >= summary.hotspots_hlo[-1].time
+
+
+def test_union_of_intervals():
+    start = np.array([0.0, 5.0, 2.0, 20.0, 21.0])
+    duration = np.array([3.0, 5.0, 1.0, 1.0, 5.0])
+    total, segments = union(start, duration)
+    assert total == 3 + 5 + 6  # [0,3) [5,10) [20,26)
+    assert segments == [(0.0, 3.0), (5.0, 10.0), (20.0, 26.0)]
+    assert union(np.array([]), np.array([]))[0] == 0
+
+
+def test_odd_events_are_ignored_not_fatal(write):
+    data = {"summary": [{"total_time": 1e-3, "hbm_read_bytes": 100}],
+            "instruction": [{"timestamp": 10, "duration": 5, "label": "Vector"},
+                            {"timestamp": -1, "duration": 5, "label": "Vector"},
+                            {"label": "Scalar"}],
+            "dma": [{"timestamp": 0, "duration": 2, "transfer_size": 1024}]}
+    [profile] = load_profiles(write("t.json", data))
+    summary, _ = summarize(profile.trace)
+    assert summary.instructions == 1 and summary.engine_busy == {"Vector": pytest.approx(5e-9)}
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    ('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1', "invalid JSON"),
+    ('{"summary": [{"total_time": 1}], "instruction": {"not": "a list"}}', "not a Neuron full JSON trace"),
+    ('{"instruction": [{"timestamp": 1, "duration": 2}]}', "events but no summary metrics"),
+])
+def test_malformed_traces(write, content, problem):
+    with pytest.raises(AdvisorError, match=problem):
+        load_profiles(write("t.json", content))
