@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -67,29 +67,45 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
     )
 
 
-def _entry(profile: Profile, chosen: Profile) -> Entry:
-    values, info = profile.values, profile.info
-    core = ", ".join(f"{k} {info.get(k) or _int(values.get(k))}" for k in ("nd_idx", "nc_idx")
-                     if info.get(k) or values.get(k) is not None) or None
-    return Entry(name=profile.source.entry or "profile", total_time=values.get("total_time"), core=core,
-                 dma_active_time_percent=values.get("dma_active_time_percent"),
-                 tensor_engine_active_time_percent=values.get("tensor_engine_active_time_percent"),
-                 analysed=profile is chosen)
+def entry_of(analysis: Analysis, name: str, analysed: bool) -> Entry:
+    core = ", ".join(f"{k} {analysis.info.get(k) or _int(analysis.value(k))}" for k in ("nd_idx", "nc_idx")
+                     if analysis.info.get(k) or analysis.value(k) is not None) or None
+    collective = analysis.value("cc_op_active_time")
+    return Entry(name=name, total_time=analysis.value("total_time"), core=core,
+                 dma_active_time_percent=analysis.value("dma_active_time_percent"),
+                 tensor_engine_active_time_percent=analysis.value("tensor_engine_active_time_percent"),
+                 analysed=analysed, collective_time=collective if collective is not None else analysis.value(
+                     "cc_op_time"), findings=tuple(f.name for f in analysis.findings),
+                 root_causes=tuple(f.name for f in analysis.findings if f.root_cause))
 
 
 def _int(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
-def analyze(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
+def with_entries(analyses: Sequence[Analysis], names: Sequence[str], chosen: int) -> Analysis:
+    """The chosen analysis, carrying an overview of all of them (cores of a file, or ranks)."""
+    entries = tuple(entry_of(a, n, i == chosen) for i, (a, n) in enumerate(zip(analyses, names, strict=True)))
+    return replace(analyses[chosen], entries=entries)
+
+
+def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
+            progress: Callable[[str], None] | None = None) -> Analysis:
+    """One profile; a multi-profile file or a folder of per-rank profiles gives the analysis of the
+    chosen entry (default: the slowest) with an overview of all of them."""
     options = options or AnalyzeOptions()
+    if path.is_dir():
+        from advisor.ranks import analyze_ranks
+
+        return analyze_ranks(path, options, jobs, progress)
     ruleset = load_packs(options.rule_paths)
     profiles = load_profiles(path, options.load)
     profile = choose(profiles, options.load.entry, str(path))
-    analysis = analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
-    if len(profiles) > 1:
-        analysis = replace(analysis, entries=tuple(_entry(p, profile) for p in profiles))
-    return analysis
+    if len(profiles) == 1:
+        return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
+    analyses = [analyze_profile(p, ruleset, options.hardware, options.selection,
+                                options.context if p is profile else None) for p in profiles]
+    return with_entries(analyses, [p.source.entry or "profile" for p in profiles], profiles.index(profile))
 
 
 def load_analysis(path: Path, options: AnalyzeOptions | None = None) -> Analysis:

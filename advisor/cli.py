@@ -37,7 +37,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _input_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("input", type=Path, help="summary-json, summary-text or .ntff profile")
+    p.add_argument("input", type=Path, help="summary-json, summary-text, full JSON trace or .ntff profile, or a "
+                                            "folder of profile_rank_<i> files")
     _analysis_options(p)
 
 
@@ -57,9 +58,19 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
                    help="do not run these rules (same forms as --select)")
     p.add_argument("--set", metavar="RULE.PARAM=VALUE", action="append", default=[], dest="set_params",
                    help="override a rule's threshold, e.g. weight-reload.min_ratio=4 (repeatable)")
+    p.add_argument("--jobs", type=int, metavar="N", help="ranks analysed in parallel for a folder of "
+                                                          "profile_rank_<i> files (default: the core count)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--config", metavar="FILE", type=Path,
                    help="settings file (default: advisor.toml or [tool.advisor] in pyproject.toml, searched "
                         "from the working directory upwards)")
+
+
+def _progress(args: argparse.Namespace):
+    """Progress lines on stderr, only for a person watching a terminal (never in CI logs or pipes)."""
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    return lambda message: print(f"\radvisor: {message}", end="", file=sys.stderr, flush=True)
 
 
 def _rules_option(p: argparse.ArgumentParser) -> None:
@@ -183,8 +194,16 @@ def _options(args: argparse.Namespace, settings):
 
 def _analysis(args: argparse.Namespace, settings):
     from advisor.api import analyze
+    from advisor.errors import AdvisorError
 
-    return analyze(args.input, _options(args, settings))
+    if args.jobs is not None and args.jobs < 1:
+        raise AdvisorError("--jobs", "must be at least 1")
+    progress = _progress(args)
+    try:
+        return analyze(args.input, _options(args, settings), jobs=args.jobs, progress=progress)
+    finally:
+        if progress:
+            print(file=sys.stderr)
 
 
 def _emit(args: argparse.Namespace, rendered) -> None:

@@ -10,3 +10,6 @@ class AdvisorError(Exception):
         super().__init__(f"{where}: {problem}")
         self.where = where
         self.problem = problem
+
+    def __reduce__(self):  # picklable, so a rank analysed in a worker process reports its own error
+        return (type(self), (self.where, self.problem))

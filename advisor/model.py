@@ -180,7 +180,7 @@ class Investigation:
 
 @dataclass(frozen=True)
 class Entry:
-    """One profile of a multi-profile file (one core or rank), as the report's overview needs it."""
+    """One profile of several (cores of one file, or per-rank files), as the cross-profile overview needs it."""
 
     name: str
     total_time: float | None
@@ -188,6 +188,9 @@ class Entry:
     dma_active_time_percent: float | None
     tensor_engine_active_time_percent: float | None
     analysed: bool = False
+    collective_time: float | None = None  # cc_op_active_time (or cc_op_time), seconds
+    findings: tuple[str, ...] = ()
+    root_causes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

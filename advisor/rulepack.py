@@ -49,6 +49,9 @@ class PackError(AdvisorError):
         super().__init__("rule packs", f"{len(problems)} problem(s)")
         self.problems = list(problems)
 
+    def __reduce__(self):
+        return (type(self), (self.problems,))
+
 
 @dataclass(frozen=True)
 class InputDef:

@@ -101,7 +101,8 @@ def _tldr(view: View) -> Section:
         times = sorted(e.total_time for e in a.entries if e.total_time is not None)
         if analysed and analysed.total_time and times:
             rank = "the slowest" if analysed.total_time >= times[-1] else "not the slowest"
-            candidates.append((2, f"The file holds **{len(a.entries)} profiles**; this one "
+            what = "ranks" if all(e.name.startswith("rank ") for e in a.entries) else "profiles in the file"
+            candidates.append((2, f"**{len(a.entries)} {what}**; this one "
                                   f"({escape(analysed.core or analysed.name)}) is {rank}, "
                                   f"{fmt.speedup(analysed.total_time / statistics.median(times))} the median."))
     workload = a.investigation.amdahl if a.investigation else None
@@ -142,24 +143,43 @@ def _roofline_sentence(view: View) -> str:
 
 
 def _entries(analysis: Analysis) -> Section | None:
-    """A multi-profile file: every core or rank side by side, the analysed one marked, and the skew."""
-    if not analysis.entries:
+    """Several cores or ranks side by side: the analysed one marked, the skew, collective-time
+    outliers against the median, and findings that fire on some of them only."""
+    entries = analysis.entries
+    if not entries:
         return None
-    times = sorted(e.total_time for e in analysis.entries if e.total_time is not None)
-    rows = tuple((f"**{code(e.name)}** (analysed)" if e.analysed else code(e.name), escape(e.core or "—"),
+    ranks = all(e.name.startswith("rank ") for e in entries)
+    rows = tuple((f"**{escape(e.name)}** (analysed)" if e.analysed else escape(e.name), escape(e.core or "—"),
                   fmt.seconds(e.total_time), fmt.percent(e.dma_active_time_percent),
-                  fmt.percent(e.tensor_engine_active_time_percent)) for e in analysis.entries)
-    blocks: list[Any] = [Table(("Entry", "Core", "Total time", "DMA active", "Tensor Engine active"), rows,
-                               align=("left", "left", "right", "right", "right"))]
-    if times:
-        median = statistics.median(times)
-        slowest = max((e for e in analysis.entries if e.total_time is not None), key=lambda e: e.total_time or 0)
+                  fmt.percent(e.tensor_engine_active_time_percent), fmt.seconds(e.collective_time),
+                  ", ".join(code(r) for r in e.root_causes[:2]) or "—") for e in entries)
+    blocks: list[Any] = [Table(("Profile", "Core", "Total time", "DMA active", "Tensor Engine active",
+                                "Collective time", "Root cause"), rows,
+                               align=("left", "left", "right", "right", "right", "right", "left"))]
+    timed = [e for e in entries if e.total_time is not None]
+    if timed:
+        median = statistics.median(e.total_time for e in timed)
+        slowest = max(timed, key=lambda e: e.total_time or 0)
         blocks.append(Paragraph(
-            f"The slowest is {code(slowest.name)} ({escape(slowest.core or 'core unknown')}): "
-            f"{fmt.seconds(slowest.total_time)}, {fmt.speedup(times[-1] / median)} the median "
+            f"The slowest is {escape(slowest.name)} ({escape(slowest.core or 'core unknown')}): "
+            f"{fmt.seconds(slowest.total_time)}, {fmt.speedup((slowest.total_time or 0) / median)} the median "
             f"{fmt.seconds(median)} (skew = max ÷ median). This report analyses "
-            f"{'it' if slowest.analysed else 'the entry marked above'}; `--entry NAME` analyses another."))
-    return Section(f"Profiles in this file ({len(analysis.entries)})", tuple(blocks), "entries")
+            f"{'it' if slowest.analysed else 'the profile marked above'}; `--entry` analyses another."))
+    collective = [e for e in entries if e.collective_time]
+    if len(collective) > 1:
+        middle = statistics.median(e.collective_time for e in collective)
+        outliers = [e for e in collective if not 0.8 <= (e.collective_time or 0) / middle <= 1.25]
+        blocks.append(Paragraph(
+            "Collective time outliers (outside 0.8–1.25× the median " + fmt.seconds(middle) + "): "
+            + (", ".join(f"{escape(e.name)} {fmt.seconds(e.collective_time)}" for e in outliers) or "none") + "."))
+    everywhere = set.intersection(*(set(e.findings) for e in entries))
+    differing = sorted({f for e in entries for f in e.findings} - everywhere)
+    if differing:
+        items = tuple(f"{code(f)} fires on " + ", ".join(escape(e.name) for e in entries if f in e.findings)
+                      + " only" for f in differing)
+        blocks += [Paragraph("Findings that differ between them:"), Bullets(items)]
+    title = f"Ranks ({len(entries)})" if ranks else f"Profiles in this file ({len(entries)})"
+    return Section(title, tuple(blocks), "entries")
 
 
 def _setup(view: View) -> Section:

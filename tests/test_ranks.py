@@ -1,0 +1,71 @@
+"""A folder of per-rank profiles: analysed in parallel, the slowest in full, a cross-rank overview."""
+
+import json
+import shutil
+
+import pytest
+from conftest import run_cli
+from tests_support import SAMPLES
+
+from advisor.adapters import LoadOptions
+from advisor.api import AnalyzeOptions, analyze
+from advisor.errors import AdvisorError
+
+RANKS = SAMPLES / "multi_rank"
+
+
+def test_slowest_rank_is_analysed_with_an_overview():
+    a = analyze(RANKS, jobs=1)
+    assert [e.name for e in a.entries] == ["rank 0", "rank 1", "rank 2", "rank 3"]
+    assert [e.analysed for e in a.entries] == [False, False, True, False]
+    assert a.value("total_time") == max(e.total_time for e in a.entries)
+    assert a.entries[2].root_causes[0] == "mfu-below-achievable"
+    assert a.entries[0].collective_time == pytest.approx(0.005276302)
+
+
+def test_parallel_and_serial_agree(tmp_path):
+    serial, parallel = tmp_path / "serial.json", tmp_path / "parallel.json"
+    assert run_cli("report", RANKS, "--jobs", "1", "-o", serial).returncode == 0
+    assert run_cli("report", RANKS, "--jobs", "2", "-o", parallel).returncode == 0
+    assert serial.read_bytes() == parallel.read_bytes()
+
+
+def test_report_names_the_straggler_and_the_skew(tmp_path):
+    out = tmp_path / "r.md"
+    done = run_cli("report", RANKS, "-o", out)
+    assert done.returncode == 0 and done.stderr == ""  # no progress when stderr is not a terminal
+    text = out.read_text()
+    assert "## Ranks (4)" in text
+    assert "The slowest is rank 2 (nd_idx 1, nc_idx 2): 55.43 ms, 1.15× the median 48.35 ms" in text
+    assert "`mfu-below-achievable` fires on rank 2 only" in text
+
+
+def test_entry_picks_another_rank():
+    a = analyze(RANKS, AnalyzeOptions(load=LoadOptions(entry="0")), jobs=1)
+    assert a.entries[0].analysed and a.value("total_time") == pytest.approx(a.entries[0].total_time)
+    with pytest.raises(AdvisorError, match="no such rank"):
+        analyze(RANKS, AnalyzeOptions(load=LoadOptions(entry="9")), jobs=1)
+
+
+def test_bad_folders(tmp_path):
+    with pytest.raises(AdvisorError, match="no per-rank profiles"):
+        analyze(tmp_path)
+    shutil.copy(RANKS / "profile_rank_0.json", tmp_path / "profile_rank_0.json")
+    shutil.copy(RANKS / "profile_rank_1.json", tmp_path / "profile_rank_00.json")
+    with pytest.raises(AdvisorError, match="rank 0 twice"):
+        analyze(tmp_path)
+
+
+def test_a_broken_rank_is_one_clear_error(tmp_path):
+    shutil.copy(RANKS / "profile_rank_0.json", tmp_path / "profile_rank_0.json")
+    (tmp_path / "profile_rank_1.json").write_text('{"total_time": ')
+    done = run_cli("report", tmp_path, "--jobs", "2")
+    assert done.returncode == 2 and "profile_rank_1.json: invalid JSON" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_analysis_json_keeps_the_overview(tmp_path):
+    out = tmp_path / "a.json"
+    assert run_cli("report", RANKS, "-o", out).returncode == 0
+    entries = json.loads(out.read_text())["entries"]
+    assert [e["analysed"] for e in entries] == [False, False, True, False]
