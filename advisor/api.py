@@ -8,6 +8,7 @@ from pathlib import Path
 
 from advisor import __version__, hardware
 from advisor.adapters import LoadOptions, choose, load_profiles
+from advisor.adapters.parquet import is_explorer_dir
 from advisor.compare import DEFAULT_NOISE, compare, compare_series
 from advisor.context import judge, load_context
 from advisor.engine import Selection, evaluate
@@ -94,7 +95,7 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     """One profile; a multi-profile file or a folder of per-rank profiles gives the analysis of the
     chosen entry (default: the slowest) with an overview of all of them."""
     options = options or AnalyzeOptions()
-    if path.is_dir():
+    if path.is_dir() and not is_explorer_dir(path):
         from advisor.ranks import analyze_ranks
 
         return analyze_ranks(path, options, jobs, progress)

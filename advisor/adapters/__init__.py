@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from advisor.adapters import legacy_json, ntff, summary_json, summary_text
+from advisor.adapters import legacy_json, ntff, parquet, summary_json, summary_text
 from advisor.adapters.fields import has_profile_metrics, normalise
 from advisor.adapters.text import MAX_SUMMARY_BYTES, decode, read_bytes
 from advisor.errors import AdvisorError
@@ -35,6 +35,8 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     options = options or LoadOptions()
     where = str(path)
     converted_with = None
+    if parquet.is_explorer_dir(path):
+        return [_trace_profile(path, parquet.load(path), parquet.NAME)]
     if ntff.sniff_name(path):
         if not path.exists():
             raise AdvisorError(where, "no such file")
@@ -48,7 +50,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
             trace = legacy_json.decode(data, where)
             if len(trace.instr_start) or len(trace.dma_start):
-                return [_trace_profile(path, trace)]
+                return [_trace_profile(path, trace, legacy_json.NAME)]
         elif len(data) > MAX_SUMMARY_BYTES:
             raise AdvisorError(where, f"file is {len(data) / 2**20:.0f} MiB; too large for a profile summary")
         text = decode(data)
@@ -72,12 +74,12 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     return profiles
 
 
-def _trace_profile(path: Path, trace: legacy_json.Trace) -> Profile:
+def _trace_profile(path: Path, trace: legacy_json.Trace, fmt: str) -> Profile:
     fields = normalise(trace.summary)
     if not has_profile_metrics(fields.values):
         raise AdvisorError(str(path), "the trace has events but no summary metrics")
     shape = f"full trace: {len(trace.instr_start):,} instructions, {len(trace.dma_start):,} DMA transfers"
-    source = SourceInfo(path=str(path), format=legacy_json.NAME, shape=shape)
+    source = SourceInfo(path=str(path), format=fmt, shape=shape)
     return Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes, trace=trace)
 
 

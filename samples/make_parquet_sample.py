@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Write samples/explorer_parquet/: the legacy_trace sample's summary and events as Neuron Explorer
+writes them (`neuron-explorer view -n k.neff -s p.ntff --output-file DIR`): Summary, Metadata,
+Instruction (split in two parts, as Explorer splits large tables), DmaPacket and Warning tables,
+with Explorer's column names and absolute hardware timestamps.
+
+    python samples/make_parquet_sample.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+HERE = Path(__file__).resolve().parent
+ORIGIN_NS = 1_763_800_000_000_000  # a hardware clock value: Explorer timestamps are absolute
+
+
+def main() -> None:
+    trace = json.loads((HERE / "legacy_trace" / "profile.json").read_text())
+    out = HERE / "explorer_parquet"
+    out.mkdir(exist_ok=True)
+    summary = trace["summary"][0]
+    meta = trace["metadata"][0]
+    write = lambda name, rows: pq.write_table(pa.Table.from_pylist(rows), out / f"{name}.parquet")  # noqa: E731
+    write("Summary", [{k: v for k, v in summary.items() if k not in ("instance_type",)}])
+    write("Metadata", [{"profile_schema_version": "7.4", "ntff_version": meta.get("ntff_version", 3),
+                        "first_hw_timestamp": ORIGIN_NS, "hbm_ddr_bandwidth": meta.get("hbm_ddr_bandwidth"),
+                        "dma_ddr_bandwidth": meta.get("dma_ddr_bandwidth"), "instance_type": summary["instance_type"],
+                        "tensor_engine_num_rows": 128, "tensor_engine_num_cols": 128}])
+    instructions = [{"start_ts": ORIGIN_NS + int(i["timestamp"]), "end_ts": ORIGIN_NS + int(i["timestamp"] + i["duration"]),
+                     "duration_ns": int(i["duration"]), "engine": i["label"], "opcode": i.get("opcode", ""),
+                     "hlo_name": i.get("hlo_name", ""), "nki_source_location": i.get("nki_source_location"),
+                     "evt_wait_time_ns": int(i.get("evt_wait_time", 0))} for i in trace["instruction"]]
+    half = len(instructions) // 2
+    pq.write_table(pa.Table.from_pylist(instructions[:half]), out / "Instruction_0.parquet")
+    pq.write_table(pa.Table.from_pylist(instructions[half:]), out / "Instruction_1.parquet")
+    write("DmaPacket", [{"start_ts": ORIGIN_NS + int(d["timestamp"]), "duration_ns": int(d["duration"]),
+                         "transfer_bytes": int(d["transfer_size"]), "variable": d.get("variable", ""),
+                         "queue_type": d.get("queue_type", "")} for d in trace["dma"]])
+    write("Warning", [{"category": w.get("category", ""), "message": w.get("message", "")}
+                      for w in trace.get("warnings", [])])
+
+
+if __name__ == "__main__":
+    main()

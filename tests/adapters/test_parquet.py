@@ -1,0 +1,54 @@
+"""Neuron Explorer Parquet directories: the same analysis as the legacy JSON of the same profile."""
+
+import shutil
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from tests_support import SAMPLES
+
+from advisor.adapters import load_profiles
+from advisor.adapters.parquet import is_explorer_dir, table_files
+from advisor.api import analyze
+from advisor.errors import AdvisorError
+
+FOLDER = SAMPLES / "explorer_parquet"
+
+
+def test_split_tables_in_numeric_order(tmp_path):
+    for name in ("Instruction_10.parquet", "Instruction_2.parquet", "Instruction_0.parquet"):
+        (tmp_path / name).write_bytes(b"")
+    assert [p.name for p in table_files(tmp_path, "Instruction")] == [
+        "Instruction_0.parquet", "Instruction_2.parquet", "Instruction_10.parquet"]
+
+
+def test_same_analysis_as_the_legacy_json():
+    assert is_explorer_dir(FOLDER)
+    [profile] = load_profiles(FOLDER)
+    assert profile.source.format == "parquet"
+    assert profile.info["instance_type"] == "trn1.2xlarge"  # from the Metadata table
+    parquet, legacy = analyze(FOLDER), analyze(SAMPLES / "legacy_trace" / "profile.json")
+    assert parquet.trace.engine_busy == legacy.trace.engine_busy
+    assert parquet.trace.dma_size_counts == legacy.trace.dma_size_counts
+    assert parquet.trace.gaps == legacy.trace.gaps
+    assert [f.name for f in parquet.findings] == [f.name for f in legacy.findings]
+
+
+def test_tables_explorer_did_not_write_are_absent_not_errors(tmp_path):
+    shutil.copy(FOLDER / "Summary.parquet", tmp_path / "Summary.parquet")
+    [profile] = load_profiles(tmp_path)
+    assert len(profile.trace.instr_start) == 0 and len(profile.trace.dma_start) == 0
+    assert analyze(tmp_path).trace.instructions == 0
+
+
+def test_broken_table_is_one_clear_error(tmp_path):
+    shutil.copy(FOLDER / "Summary.parquet", tmp_path / "Summary.parquet")
+    (tmp_path / "Instruction.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(AdvisorError, match="cannot read Parquet table Instruction"):
+        load_profiles(tmp_path)
+
+
+def test_empty_summary(tmp_path):
+    pq.write_table(pa.table({"total_time": pa.array([], pa.float64())}), tmp_path / "Summary.parquet")
+    with pytest.raises(AdvisorError, match="Summary table is empty"):
+        load_profiles(tmp_path)
