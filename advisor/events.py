@@ -23,12 +23,12 @@ def _valid(start, duration):
     return start[keep], duration[keep], keep
 
 
-def union(start, duration) -> tuple[float, list[tuple[float, float]]]:
-    """Total covered length of [start, start + duration) intervals, and the merged segments."""
+def segments(start, duration):
+    """The merged, disjoint segments (starts, ends) covered by [start, start + duration) intervals."""
     import numpy as np
 
     if len(start) == 0:
-        return 0.0, []
+        return np.empty(0), np.empty(0)
     order = np.argsort(start, kind="stable")
     s, e = start[order], (start + duration)[order]
     running_end = np.maximum.accumulate(e)
@@ -37,6 +37,12 @@ def union(start, duration) -> tuple[float, list[tuple[float, float]]]:
     new[1:] = s[1:] > running_end[:-1]
     seg_start = s[new]
     seg_end = np.append(running_end[np.flatnonzero(new)[1:] - 1], running_end[-1])
+    return seg_start, seg_end
+
+
+def union(start, duration) -> tuple[float, list[tuple[float, float]]]:
+    """Total covered length of [start, start + duration) intervals, and the merged segments."""
+    seg_start, seg_end = segments(start, duration)
     return float((seg_end - seg_start).sum()), list(zip(seg_start.tolist(), seg_end.tolist(), strict=True))
 
 
@@ -53,16 +59,25 @@ def _hotspots(codes: Codes, duration, keep) -> tuple[Hotspot, ...]:
 
 
 def _timeline(rows: Mapping[str, tuple], span_ns: float) -> tuple[tuple[float, ...], dict[str, tuple[float, ...]]]:
-    """Busy fraction per time bin and row. Each instruction counts in the bin where it starts
-    (instructions are far shorter than a bin), capped at 1."""
+    """Busy fraction per time bin and row, exact: the covered length of the row's merged segments
+    inside each bin (overlapping DMA queues or instructions count once)."""
     import numpy as np
 
     edges = np.linspace(0, span_ns, TIMELINE_BINS + 1)
     width = span_ns / TIMELINE_BINS
     out = {}
     for name, (start, duration) in rows.items():
-        busy, _ = np.histogram(start, bins=edges, weights=duration)
-        out[name] = tuple(float(min(1.0, b / width)) for b in busy)
+        seg_start, seg_end = segments(start, duration)
+        if len(seg_start) == 0:
+            out[name] = (0.0,) * TIMELINE_BINS
+            continue
+        # covered length up to t: piecewise linear through the segment boundaries
+        lengths = seg_end - seg_start
+        before = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])
+        xs = np.column_stack([seg_start, seg_end]).ravel()
+        ys = np.column_stack([before, before + lengths]).ravel()
+        covered = np.interp(edges, xs, ys)
+        out[name] = tuple(float(v) for v in np.clip(np.diff(covered) / width, 0.0, 1.0))
     return tuple(float(e) * NS for e in edges), out
 
 

@@ -66,3 +66,16 @@ def test_odd_events_are_ignored_not_fatal(write):
 def test_malformed_traces(write, content, problem):
     with pytest.raises(AdvisorError, match=problem):
         load_profiles(write("t.json", content))
+
+
+def test_timeline_counts_overlaps_once():
+    from advisor.events import _timeline
+
+    start = np.array([0.0, 0.0, 50.0])  # two overlapping intervals in the first half, one in the second
+    duration = np.array([50.0, 50.0, 25.0])
+    edges, rows = _timeline({"DMA": (start, duration)}, 100.0)
+    busy = rows["DMA"]
+    assert len(edges) == len(busy) + 1
+    half = len(busy) // 2
+    assert all(b == pytest.approx(1.0) for b in busy[:half])  # not 2.0: overlap counted once
+    assert sum(busy[half:]) * (100.0 / len(busy)) == pytest.approx(25.0)
