@@ -58,6 +58,9 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
                    help="do not run these rules (same forms as --select)")
     p.add_argument("--set", metavar="RULE.PARAM=VALUE", action="append", default=[], dest="set_params",
                    help="override a rule's threshold, e.g. weight-reload.min_ratio=4 (repeatable)")
+    p.add_argument("--max-memory", metavar="SIZE", default="2GiB",
+                   help="memory budget for full traces (default 2GiB): a trace larger than half of it is "
+                        "streamed instead of loaded whole (slower, flat memory)")
     p.add_argument("--jobs", type=int, metavar="N", help="ranks analysed in parallel for a folder of "
                                                           "profile_rank_<i> files (default: the core count)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -169,6 +172,18 @@ def _params(values: list[str]) -> dict[str, float]:
     return out
 
 
+def _size(text: str) -> int:
+    import re
+
+    from advisor.errors import AdvisorError
+
+    units = {"": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    if not match or match.group(2).lower() not in units or float(match.group(1)) <= 0:
+        raise AdvisorError("--max-memory", f"'{text}' is not a size such as 512MiB or 4GiB")
+    return int(float(match.group(1)) * units[match.group(2).lower()])
+
+
 def _settings(args: argparse.Namespace):
     from advisor.config import load_settings
 
@@ -186,7 +201,8 @@ def _options(args: argparse.Namespace, settings):
         params={**settings.params, **_params(args.set_params)},
     )
     return AnalyzeOptions(
-        load=LoadOptions(neuron_profile=args.neuron_profile, neff=args.neff, entry=args.entry),
+        load=LoadOptions(neuron_profile=args.neuron_profile, neff=args.neff, entry=args.entry,
+                         max_memory=_size(args.max_memory)),
         hardware=args.hardware or settings.hardware, rule_paths=(*settings.rules, *args.rules), selection=selection,
         context=getattr(args, "context", None),
     )

@@ -12,7 +12,7 @@ from advisor.adapters.text import MAX_SUMMARY_BYTES, decode, read_bytes
 from advisor.errors import AdvisorError
 from advisor.model import Profile, SourceInfo
 
-MAX_TRACE_BYTES = 1 << 30  # a full trace is decoded in memory; larger ones need streaming (not yet)
+DEFAULT_MAX_MEMORY = 2 << 30  # bytes; a trace decoded in memory peaks at about 1.5× its size
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,7 @@ class LoadOptions:
     neuron_profile: str | None = None  # path of neuron-profile / neuron-explorer for .ntff
     neff: str | None = None
     entry: str | None = None  # which entry of a multi-profile summary-json
+    max_memory: int = DEFAULT_MAX_MEMORY  # full traces above half of it are streamed instead of loaded whole
 
 
 def _parse_text(text: str, where: str) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
@@ -44,7 +45,10 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         converted_with = " ".join(conversion.command)
         fmt, (shape, entries) = ntff.NAME, summary_json.parse(conversion.stdout, where)
     else:
-        data = read_bytes(path, MAX_TRACE_BYTES)
+        streamed = _stream_if_large(path, options.max_memory)
+        if streamed is not None:
+            return [streamed]
+        data = read_bytes(path, max(MAX_SUMMARY_BYTES, options.max_memory // 2))
         if not data.strip():
             raise AdvisorError(where, "file is empty")
         if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
@@ -72,6 +76,20 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         raise AdvisorError(where, "no Neuron profile metrics in it (expected fields such as total_time or "
                                   "hbm_read_bytes)")
     return profiles
+
+
+def _stream_if_large(path: Path, max_memory: int) -> Profile | None:
+    """A full trace larger than half the memory budget is streamed, never read whole."""
+    try:
+        if not path.is_file() or path.stat().st_size <= max_memory // 2:
+            return None
+        with path.open("rb") as handle:
+            head = handle.read(legacy_json.SNIFF_BYTES)
+    except OSError:
+        return None  # the ordinary path reports it
+    if not legacy_json.sniff(head):
+        return None
+    return _trace_profile(path, legacy_json.stream(path), legacy_json.NAME)
 
 
 def _trace_profile(path: Path, trace: legacy_json.Trace, fmt: str) -> Profile:

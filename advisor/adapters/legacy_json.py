@@ -171,3 +171,56 @@ def decode(data: bytes, where: str) -> Trace:
 
 def load(path: Path, data: bytes) -> Trace:
     return decode(data, str(path))
+
+
+def stream(path: Path) -> Trace:
+    """A trace too large to hold in memory: streamed with ijson's C parser (yajl), one pass per
+    event list, events appended to compact columns. Slower than `decode` (≈5×) but flat in memory:
+    peak RSS is the columns, not the file."""
+    import array
+
+    import ijson
+    import numpy as np
+
+    where = str(path)
+
+    def items(prefix: str):
+        with path.open("rb") as handle:
+            yield from ijson.items(handle, prefix, use_float=True)
+
+    def first(prefix: str) -> dict[str, Any]:
+        for item in items(prefix):
+            return item if isinstance(item, dict) else {}
+        return {}
+
+    def columns(prefix: str, numbers: tuple[str, ...], texts: tuple[str, ...]) -> dict[str, Any]:
+        values = {f: array.array("d") for f in numbers}
+        codes = {f: array.array("i") for f in texts}
+        interners = {f: _Interner() for f in texts}
+        for event in items(prefix):
+            if not isinstance(event, dict):
+                raise AdvisorError(where, f"not a Neuron full JSON trace: {prefix} holds a non-object")
+            for f in numbers:
+                value = event.get(f, -1)
+                values[f].append(float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
+                                 else -1.0)
+            for f in texts:
+                value = event.get(f, "")
+                codes[f].append(interners[f].code(value if isinstance(value, str) else ""))
+        out: dict[str, Any] = {f: np.frombuffer(values[f], dtype=np.float64) for f in numbers}
+        out.update({f: interners[f].codes(np.frombuffer(codes[f], dtype=np.int32)) for f in texts})
+        return out
+
+    try:
+        warnings = tuple(f"{w.get('category', '')}: {w.get('message', '')}".strip(": ")
+                         for w in items("warnings.item") if isinstance(w, dict))
+        i = columns("instruction.item", ("timestamp", "duration", "evt_wait_time"),
+                    ("label", "hlo_name", "nki_source_location"))
+        d = columns("dma.item", ("timestamp", "duration", "transfer_size"), ("variable",))
+        return Trace(instr_start=i["timestamp"], instr_duration=i["duration"], instr_wait=i["evt_wait_time"],
+                     instr_engine=i["label"], instr_hlo=i["hlo_name"], instr_nki=i["nki_source_location"],
+                     dma_start=d["timestamp"], dma_duration=d["duration"], dma_size=d["transfer_size"],
+                     dma_variable=d["variable"], summary=first("summary.item") or first("summary"),
+                     metadata=first("metadata.item"), warnings=warnings)
+    except ijson.JSONError as exc:
+        raise AdvisorError(where, f"invalid JSON: {str(exc).splitlines()[0][:120]}") from None

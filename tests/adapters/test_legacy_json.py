@@ -79,3 +79,21 @@ def test_timeline_counts_overlaps_once():
     half = len(busy) // 2
     assert all(b == pytest.approx(1.0) for b in busy[:half])  # not 2.0: overlap counted once
     assert sum(busy[half:]) * (100.0 / len(busy)) == pytest.approx(25.0)
+
+
+def test_streaming_gives_the_same_trace():
+    from advisor.adapters import LoadOptions
+
+    [whole] = load_profiles(TRACE)
+    [streamed] = load_profiles(TRACE, LoadOptions(max_memory=1024))  # budget far below the file: streamed
+    assert streamed.values == whole.values
+    assert summarize(streamed.trace) == summarize(whole.trace)
+
+
+def test_streaming_reports_broken_json_as_one_error(tmp_path):
+    from advisor.adapters import LoadOptions
+
+    path = tmp_path / "t.json"
+    path.write_text('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1, "duration": ')
+    with pytest.raises(AdvisorError, match="invalid JSON"):
+        load_profiles(path, LoadOptions(max_memory=16))
