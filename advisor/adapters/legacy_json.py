@@ -169,10 +169,6 @@ def decode(data: bytes, where: str) -> Trace:
                  warnings=tuple(f"{w.category}: {w.message}".strip(": ") for w in trace.warnings))
 
 
-def load(path: Path, data: bytes) -> Trace:
-    return decode(data, str(path))
-
-
 def stream(path: Path) -> Trace:
     """A trace too large to hold in memory: streamed with ijson's C parser (yajl), one pass per
     event list, events appended to compact columns. Slower than `decode` (≈5×) but flat in memory:
