@@ -299,10 +299,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     settings = _settings(args)
     labels = args.label or default_labels(args.inputs)
     result = compare_inputs(args.inputs, labels, _options(args, settings), noise=args.noise / 100)
-    _emit(args, render_comparison(result, fmt, args.output, args.page_size))
     overall = result.overall if isinstance(result, Series) else result
+    if args.fail_on_regression is not None and overall.speedup is None:  # a gate that cannot judge must not pass
+        raise AdvisorError("--fail-on-regression", f"total time is unavailable for {overall.before.label} or "
+                                                   f"{overall.after.label}, so a regression cannot be judged")
+    _emit(args, render_comparison(result, fmt, args.output, args.page_size))
     failures = []
-    if args.fail_on_regression is not None and overall.speedup is not None:
+    if args.fail_on_regression is not None:
         slower = 1 / overall.speedup - 1
         if slower * 100 > args.fail_on_regression:
             failures.append(f"total time {slower * 100:+.1f} % ({overall.before.label} → {overall.after.label}), "
@@ -333,12 +336,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    from advisor.errors import AdvisorError
-    from advisor.rulepack import PackError
+    from advisor.errors import AdvisorError, Problems
 
     try:
         return COMMANDS[args.command](args)
-    except PackError as exc:
+    except Problems as exc:
         if args.debug:
             raise
         for problem in exc.problems:

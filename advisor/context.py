@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import AdvisorError
+from advisor.errors import AdvisorError, Problems
 from advisor.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.model import Amdahl, Evidence, Expectation, Hypothesis, Investigation, Metric
 from advisor.yamlsafe import as_number, load_yaml_file
@@ -117,6 +117,7 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
                              tolerance))
 
     hypotheses = []
+    mistakes: list[str] = []
     raw_hyp = data.get("hypotheses") or []
     if not isinstance(raw_hyp, list):
         raise AdvisorError(where, "hypotheses must be a list of {name, expect}")
@@ -124,10 +125,11 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
         if not isinstance(item, dict) or not isinstance(item.get("name"), str) or "expect" not in item:
             raise AdvisorError(where, f"hypotheses[{i}] needs a name and an expect condition")
         expect = _expression(where, f"hypotheses[{i}].expect", item["expect"], known)
-        for mistake in fraction_mistakes(expect, units or {}):
-            raise AdvisorError(where, f"hypotheses[{i}].expect: {mistake}")
+        mistakes += [f"hypotheses[{i}].expect: {m}" for m in fraction_mistakes(expect, units or {})]
         hypotheses.append((item["name"].strip(), expect, str(item.get("note", "") or "").strip()))
 
+    if mistakes:
+        raise Problems([f"{where}: {m}" for m in mistakes], where)
     return Context(path=where, title=_text(where, data, "title"), tracker=_text(where, data, "tracker"),
                    date=_text(where, data, "date"), text=_text(where, data, "context"), baseline=baseline,
                    optimized=optimized, target=target, expectations=tuple(expectations), hypotheses=tuple(hypotheses))

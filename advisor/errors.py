@@ -13,3 +13,14 @@ class AdvisorError(Exception):
 
     def __reduce__(self):  # picklable, so a rank analysed in a worker process reports its own error
         return (type(self), (self.where, self.problem))
+
+
+class Problems(AdvisorError):
+    """Several problems found at once; the CLI prints one `advisor: error:` line for each."""
+
+    def __init__(self, problems: list[str], where: str = "input"):
+        super().__init__(where, f"{len(problems)} problem(s)")
+        self.problems = list(problems)
+
+    def __reduce__(self):
+        return (type(self), (self.problems, self.where))

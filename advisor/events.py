@@ -114,7 +114,7 @@ def summarize(trace: Trace) -> tuple[TraceSummary, dict[str, float | None]]:
         engine_busy=dict(sorted(engine_busy.items(), key=lambda kv: -kv[1])), busy_union=busy * NS,
         hotspots_hlo=_hotspots(trace.instr_hlo, i_dur, i_keep), hotspots_nki=_hotspots(trace.instr_nki, i_dur, i_keep),
         dma_size_edges=SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts), timeline_edges=edges,
-        timeline=timeline, gaps=tuple(gaps), warnings=trace.warnings,
+        timeline=timeline, gaps=tuple(gaps), warnings=trace.warnings, dma_busy=union(d_start, d_dur)[0] * NS,
     )
     n = len(sizes)
     metrics: dict[str, float | None] = {

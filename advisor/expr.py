@@ -277,7 +277,7 @@ def compared_constants(expression: Expression) -> list[tuple[str, float, int, in
 def fraction_mistakes(expression: Expression, units: Mapping[str, str]) -> list[str]:
     """Numbers above 1 compared with a fraction (a percent written where the profiler's 0..1
     fraction belongs): `dma_active_time_percent > 50` can never hold."""
-    return [f"'{name} ... {constant:g}' compares a fraction (0..1) with {constant:g}; "
-            f"did you mean {constant / 100:g}?"
+    return [f"'{name} ... {constant:g}' compares a fraction (0..1) with {constant:g}"
+            + (f"; did you mean {constant / 100:g}?" if constant <= 100 else "")
             for name, constant, _, _ in compared_constants(expression)
             if units.get(name) == "fraction" and constant > 1]

@@ -307,3 +307,4 @@ class TraceSummary:
     timeline: Mapping[str, tuple[float, ...]]  # timeline row -> busy fraction per bin
     gaps: tuple[Gap, ...]  # the longest idle gaps, the warm-up gap first when there is one
     warnings: tuple[str, ...]  # the profiler's own caveats
+    dma_busy: float | None = None  # seconds with any DMA transfer active (union)

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from advisor.errors import AdvisorError
+from advisor.errors import AdvisorError, Problems
 from advisor.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.model import SEVERITIES
 from advisor.resources import load_yaml_resource, shipped_dir
@@ -42,15 +42,11 @@ _RULE_KEYS = ("id", "name", "title", "category", "severity", "requires", "explai
 _EXAMPLE_KEYS = ("metrics", "params", "hardware", "expect", "note")
 
 
-class PackError(AdvisorError):
+class PackError(Problems):
     """One or more problems in rule packs; each is `file:line: problem`."""
 
-    def __init__(self, problems: Sequence[str]):
-        super().__init__("rule packs", f"{len(problems)} problem(s)")
-        self.problems = list(problems)
-
-    def __reduce__(self):
-        return (type(self), (self.problems,))
+    def __init__(self, problems: Sequence[str], where: str = "rule packs"):
+        super().__init__(list(problems), where)
 
 
 @dataclass(frozen=True)

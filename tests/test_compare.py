@@ -133,3 +133,13 @@ def test_cli_errors(args, problem):
     done = run_cli(*args)
     assert done.returncode == 2 and problem in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_regression_gate_refuses_to_judge_without_total_time(tmp_path):
+    data = json.loads(BEFORE.read_text())
+    data["total_time"] = 0
+    broken = tmp_path / "t0.json"
+    broken.write_text(json.dumps(data))
+    done = run_cli("compare", broken, AFTER, "--fail-on-regression", "5", "-o", tmp_path / "d.md")
+    assert done.returncode == 2 and "cannot be judged" in done.stderr
+    assert not (tmp_path / "d.md").exists()

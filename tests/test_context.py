@@ -95,7 +95,7 @@ def test_context_schema_accepts_the_sample():
 def test_context_values_that_cannot_be_meant(write, text, problem):
     with pytest.raises(AdvisorError) as info:
         with_context(write("ctx.yaml", text))
-    assert problem in info.value.problem
+    assert problem in " ".join(getattr(info.value, "problems", [info.value.problem]))
 
 
 def test_next_steps_follow_the_amdahl_result():
@@ -105,3 +105,17 @@ def test_next_steps_follow_the_amdahl_result():
     assert steps[0].startswith("Shorten the unchanged steps — gemm (5.2 s)")
     assert "must get 2.11× faster" in steps[0]
     assert "2.72 % of the workload, 1.03× overall" in steps[1]
+
+
+def test_every_fraction_mistake_is_listed(write):
+    from advisor.errors import Problems
+
+    text = ("hypotheses:\n  - {name: a, expect: 'dma_active_time_percent > 1.5'}\n"
+            "  - {name: b, expect: 'dma_active_time_percent >= 100'}\n"
+            "  - {name: c, expect: 'dma_active_time_percent >= 250'}\n")
+    with pytest.raises(Problems) as info:
+        with_context(write("ctx.yaml", text))
+    problems = info.value.problems
+    assert len(problems) == 3
+    assert "did you mean 0.015" in problems[0] and "did you mean 1?" in problems[1]
+    assert "did you mean" not in problems[2]  # 250 is no percent: no guess

@@ -105,3 +105,10 @@ def test_malformed_context(name, problem, tmp_path):
                    "-o", tmp_path / "r.md")
     assert_one_line_error(done, CORPUS / name, problem)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_missing_total_time_is_said_first(tmp_path):
+    out = tmp_path / "r.md"
+    assert run_cli("report", CORPUS / "zero_time.json", "-o", out).returncode == 0
+    tldr = out.read_text().split("## TL;DR", 1)[1]
+    assert tldr.lstrip().startswith("- **Data warning:** total_time = 0: the profiler measured no time")

@@ -20,6 +20,7 @@ class FieldRules:
     suffix_units: tuple[tuple[str, str], ...]
     text_units: dict[str, float]
     nonzero: frozenset[str] = frozenset()
+    unbounded_percent: frozenset[str] = frozenset()
 
     def is_text_field(self, name: str) -> bool:
         return name in self.text_fields or name.endswith(self.text_suffixes)
@@ -44,6 +45,7 @@ def field_rules() -> FieldRules:
         suffix_units=tuple((d["suffix"], d["unit"]) for d in data["suffix_units"]),
         text_units={str(k): float(v) for k, v in data["text_units"].items()},
         nonzero=frozenset(data["nonzero_fields"]),
+        unbounded_percent=frozenset(data["unbounded_percent_fields"]),
     )
 
 
@@ -111,13 +113,12 @@ def normalise(raw: dict[str, Any]) -> Normalised:
         elif number == 0 and name in rules.nonzero:
             values[name] = None
             notes.append(f"{name} = 0: the profiler measured no time, so it is treated as unavailable")
+        elif name.endswith("_percent") and number > 1.0 and name not in rules.unbounded_percent:
+            values[name] = None
+            notes.append(f"{name} = {number:g} lies outside the 0..1 range of a profiler fraction: "
+                         "treated as unavailable")
         else:
             values[name] = number
-            if name.endswith("_percent") and number > 1.0:
-                notes.append(
-                    f"{name} = {number:g} lies outside the 0..1 range of profiler fractions: "
-                    "shown as reported, but do not trust it"
-                )
     return Normalised(values=values, info=info, notes=tuple(notes))
 
 

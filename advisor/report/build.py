@@ -70,6 +70,10 @@ def _tldr(view: View) -> Section:
     """Up to five bullets with the decisive numbers, the most decisive kept when there are more."""
     a = view.analysis
     candidates: list[tuple[int, str]] = []  # (priority, text), in display order
+    if view.raw("total_time") is None:  # everything per unit of time is missing: say so first
+        why = next((n for n in a.notes if n.startswith("total_time")), "total_time is not in the profile")
+        candidates.append((0, f"**Data warning:** {escape(why)}; times, bandwidths and utilisations that need "
+                              "it are unavailable."))
     engines = _engines(view)
     if engines:
         top = engines[0]
@@ -94,8 +98,9 @@ def _tldr(view: View) -> Section:
                               f"{bandwidth}{matched}."))
     candidates.append((5, _roofline_sentence(view)))
     if view.raw("total_active_time_percent") is not None:
-        candidates.append((6, f"Some engine or DMA is active {view.show('total_active_time_percent')} of the "
-                              f"{view.show('total_time')}{_overlap_clause(view)}."))
+        of_total = f" of the {view.show('total_time')}" if view.raw("total_time") is not None else " of the time"
+        candidates.append((6, f"Some engine or DMA is active {view.show('total_active_time_percent')}{of_total}"
+                              f"{_overlap_clause(view)}."))
     if a.entries:
         analysed = next((e for e in a.entries if e.analysed), None)
         times = sorted(e.total_time for e in a.entries if e.total_time is not None)

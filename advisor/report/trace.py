@@ -29,8 +29,9 @@ def trace_sections(analysis: Analysis) -> list[Section]:
         f"{t.instructions:,} instructions and {t.dma_transfers:,} DMA transfers over {fmt.seconds(t.span)}; "
         f"something runs {fmt.percent(t.busy_union / t.span if t.span else None)} of that span. Busy times are "
         "unions of each row's instruction intervals (overlapping instructions counted once).")]
+    busy_rows = [*t.engine_busy.items(), *([("DMA", t.dma_busy)] if t.dma_busy is not None else [])]
     rows = tuple((escape(name), fmt.seconds(busy), fmt.percent(busy / t.span if t.span else None))
-                 for name, busy in t.engine_busy.items())
+                 for name, busy in busy_rows)
     blocks.append(Table(("Timeline row", "Busy (union)", "Share of span"), rows, align=("left", "right", "right")))
     if t.timeline:
         blocks.append(Chart("timeline", "Utilisation over time (busy share per time bin)", {

@@ -79,10 +79,12 @@ def test_numeric_strings_are_numbers_and_junk_strings_unavailable(write):
     assert profile.values["total_time"] is None
 
 
-def test_out_of_range_percent_is_kept_and_noted(write):
-    [profile] = load_profiles(write("s.json", {**FLAT, "throttle_avg_nc0_percent": 253.0}))
-    assert profile.values["throttle_avg_nc0_percent"] == 253.0
-    assert any("outside the 0..1 range" in n for n in profile.notes)
+def test_out_of_range_percent_is_unavailable_and_noted(write):
+    data = {**FLAT, "throttle_avg_nc0_percent": 253.0, "mfu_max_achievable_estimated_percent": 2.7}
+    [profile] = load_profiles(write("s.json", data))
+    assert profile.values["throttle_avg_nc0_percent"] is None
+    assert any("throttle_avg_nc0_percent = 253 lies outside the 0..1 range" in n for n in profile.notes)
+    assert profile.values["mfu_max_achievable_estimated_percent"] == 2.7  # a ratio to the ridge: may exceed 1
 
 
 @pytest.mark.parametrize(
