@@ -100,9 +100,11 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
 
         return analyze_ranks(path, options, jobs, progress)
     ruleset = load_packs(options.rule_paths)
-    profiles = load_profiles(path, options.load)
+    profiles = load_profiles(path, replace(options.load, progress=progress))
     profile = choose(profiles, options.load.entry, str(path))
     if len(profiles) == 1:
+        if profile.trace is not None and progress:
+            progress("analysing the events")
         return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
     analyses = [analyze_profile(p, ruleset, options.hardware, options.selection,
                                 options.context if p is profile else None) for p in profiles]

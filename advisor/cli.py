@@ -73,7 +73,7 @@ def _progress(args: argparse.Namespace):
     """Progress lines on stderr, only for a person watching a terminal (never in CI logs or pipes)."""
     if getattr(args, "quiet", False) or not sys.stderr.isatty():
         return None
-    return lambda message: print(f"\radvisor: {message}", end="", file=sys.stderr, flush=True)
+    return lambda message: print(f"\r\033[Kadvisor: {message}", end="", file=sys.stderr, flush=True)
 
 
 def _rules_option(p: argparse.ArgumentParser) -> None:

@@ -291,20 +291,50 @@ class Gap:
 
 
 @dataclass(frozen=True)
+class EngineBusy:
+    """One engine's busy time in the trace: the union of the intervals of every timeline row it owns."""
+
+    engine: str  # tensor | vector | scalar | gpsimd | sync; "" for a row no pattern recognised
+    title: str  # "Tensor Engine", or the row's own name when unrecognised
+    rows: tuple[str, ...]  # the timeline rows counted for it (TensorMatrix and TensorE for the Tensor Engine)
+    busy: float  # seconds
+    compute: bool  # counted as compute when measuring the time in which only DMA runs
+
+
+@dataclass(frozen=True)
+class TensorLoad:
+    """How often an input or weight tensor was loaded: bytes DMA moved for it over its size."""
+
+    name: str
+    kind: str  # IN, WEIGHT, … as the NEFF declares it
+    size: float  # bytes
+    loaded_bytes: float
+    loads: int | None  # DMA transfers that carried it
+    repeat: float  # loaded_bytes / size; the number of full copies loaded
+    source: str  # measured (from DMA events) | reported (Explorer's load_to_sbuf_repeat_factor)
+
+
+@dataclass(frozen=True)
 class TraceSummary:
     """What the event trace adds to the summary: where the time goes and how DMA really looks."""
 
     instructions: int
     dma_transfers: int
     span: float  # seconds from the profile start to the last event's end
-    engine_busy: Mapping[str, float]  # timeline row -> seconds, as the union of its instruction intervals
+    engines: tuple[EngineBusy, ...]  # busiest first; unrecognised rows last
     busy_union: float  # seconds with any instruction or DMA active
     hotspots_hlo: tuple[Hotspot, ...]
     hotspots_nki: tuple[Hotspot, ...]
     dma_size_edges: tuple[float, ...]  # histogram bin edges, bytes
     dma_size_counts: tuple[int, ...]
     timeline_edges: tuple[float, ...]  # seconds
-    timeline: Mapping[str, tuple[float, ...]]  # timeline row -> busy fraction per bin
+    timeline: Mapping[str, tuple[float, ...]]  # engine title (or DMA) -> busy fraction per bin
     gaps: tuple[Gap, ...]  # the longest idle gaps, the warm-up gap first when there is one
     warnings: tuple[str, ...]  # the profiler's own caveats
     dma_busy: float | None = None  # seconds with any DMA transfer active (union)
+    compute_busy: float | None = None  # seconds with any compute engine active (union)
+    dma_exposed: float | None = None  # seconds with DMA active and no compute engine
+    tensor_loads: tuple[TensorLoad, ...] = ()  # the most-reloaded input and weight tensors
+    tensors_declared: int = 0  # tensors the file declares with a size
+    dma_unnamed_fraction: float | None = None  # share of DMA bytes that name no declared tensor
+    tensor_note: str | None = None  # why tensor loads are unavailable

@@ -14,6 +14,7 @@ from advisor.model import (
     Analysis,
     Comparison,
     CrossCheck,
+    EngineBusy,
     Entry,
     Evidence,
     Expectation,
@@ -29,6 +30,7 @@ from advisor.model import (
     Series,
     Side,
     SourceInfo,
+    TensorLoad,
     TraceSummary,
 )
 
@@ -79,12 +81,14 @@ def _trace_from(data: dict[str, Any] | None) -> TraceSummary | None:
     if not data:
         return None
     return TraceSummary(**{
-        **data, "hotspots_hlo": tuple(Hotspot(**h) for h in data["hotspots_hlo"]),
+        **data, "engines": tuple(EngineBusy(**{**e, "rows": tuple(e["rows"])}) for e in data["engines"]),
+        "hotspots_hlo": tuple(Hotspot(**h) for h in data["hotspots_hlo"]),
         "hotspots_nki": tuple(Hotspot(**h) for h in data["hotspots_nki"]),
         "dma_size_edges": tuple(float("inf") if e is None else e for e in data["dma_size_edges"]),
         "dma_size_counts": tuple(data["dma_size_counts"]), "timeline_edges": tuple(data["timeline_edges"]),
         "timeline": {k: tuple(v) for k, v in data["timeline"].items()},
-        "gaps": tuple(Gap(**g) for g in data["gaps"]), "warnings": tuple(data["warnings"])})
+        "gaps": tuple(Gap(**g) for g in data["gaps"]), "warnings": tuple(data["warnings"]),
+        "tensor_loads": tuple(TensorLoad(**t) for t in data.get("tensor_loads", ()))})
 
 
 def _investigation(inv: Investigation | None) -> dict[str, Any] | None:

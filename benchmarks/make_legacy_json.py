@@ -10,8 +10,11 @@ the union of intervals, DMA counts and bytes, HBM bytes, FLOPs and the formulas 
 
 Generation streams: events are produced in chunks from per-chunk seeds (so every pass sees the same
 numbers) and written as they are formatted; memory stays flat whatever the size. Passes: window lengths,
-then statistics (for `summary`), then writing. The last member, `neff_node`, fills the file up to the
-requested size. Output is deterministic for a given size and seed.
+then statistics (for `summary` and `neff_node`), then writing. `neff_node` declares the inputs, weights and
+outputs (`variable_name`, `type`, `size` as a string, `shape`), the names DMA events carry in `variable`
+(15 % of transfers carry `unknown`, as dynamic DMA does); popular weights are loaded several times.
+The last member, `semaphore_update`, fills the file up to the requested size. Output is deterministic for
+a given size and seed.
 """
 
 from __future__ import annotations
@@ -76,6 +79,22 @@ QUEUES = (
     ("qSyncSpillSave0", 0.08, "SB", "SPILL", "S[9] (qSyncSpillSave0)", "spill"),
     ("qGpSimdIO0", 0.12, "PSUM", "SB", "S[47] (qGpSimdIO0)", "spill"),
 )
+# Tensor names per queue kind, as DMA `variable` and neff_node `variable_name` carry them. Spill buffers
+# are compiler-internal: the NEFF does not declare them.
+VARIABLES = {
+    "weight": [f"model.layers.{i}.{w}.weight" for i in range(12)
+               for w in ("q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj", "gate_proj")],
+    "input": ["input_ids", "attention_mask", "position_ids"] + [f"hidden_states.{i}" for i in range(12)],
+    "output": ["logits", "output.0"] + [f"residual.{i}" for i in range(12)],
+    "spill": ["deltaU", "deltaA", "scan_state"] + [f"tmp_sb_{i}" for i in range(40)],
+}
+NEFF_TYPE = {"weight": "WEIGHT", "input": "IN", "output": "OUT"}
+VARIABLE_P = {}
+for _kind, _names in VARIABLES.items():  # Zipf-like popularity: a few tensors loaded again and again
+    _w = 1.0 / np.arange(1, len(_names) + 1) ** 1.1
+    VARIABLE_P[_kind] = _w / _w.sum()
+UNNAMED_SHARE = 0.15  # dynamic DMA without --enable-dge-notifs: variable = unknown
+MAX_REPEAT = 8  # the most popular tensors are loaded up to this many times
 N_DMA_ENGINES = 16
 DMA_UTIL = 0.93
 HBM_SIDES = ("WEIGHT", "INPUT", "OUTPUT", "SPILL")
@@ -108,7 +127,6 @@ class Pools:
     operands: list[np.ndarray]  # per opcode row
     activation: list[np.ndarray]
     variables: dict[str, np.ndarray]
-    variable_p: dict[str, np.ndarray]
     unknown: str = json.dumps("unknown")
 
 
@@ -146,19 +164,8 @@ def make_pools(rng: np.random.Generator) -> Pools:
             pool.append(text)
         operands.append(enc(pool))
     activation = [enc(list(acts) if acts else ["none"]) for *_, acts in OPCODES]
-    names = {
-        "weight": [f"model.layers.{i}.{w}.weight" for i in range(12)
-                   for w in ("q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj", "gate_proj")],
-        "input": ["input_ids", "attention_mask", "position_ids"] + [f"hidden_states.{i}" for i in range(12)],
-        "output": ["logits", "output.0"] + [f"residual.{i}" for i in range(12)],
-        "spill": ["deltaU", "deltaA", "scan_state"] + [f"tmp_sb_{i}" for i in range(40)],
-    }
-    variables = {k: enc(v) for k, v in names.items()}
-    variable_p = {}
-    for k, v in names.items():  # Zipf-like popularity: a few tensors loaded again and again
-        w = 1.0 / np.arange(1, len(v) + 1) ** 1.1
-        variable_p[k] = w / w.sum()
-    return Pools(enc(hlo), enc(layers), enc(subgraphs), enc(nki), operands, activation, variables, variable_p)
+    variables = {k: enc(v) for k, v in VARIABLES.items()}
+    return Pools(enc(hlo), enc(layers), enc(subgraphs), enc(nki), operands, activation, variables)
 
 
 OPC_P = np.array([LABEL_P[LABELS.index(o[0])] * o[2] for o in OPCODES])
@@ -203,6 +210,8 @@ class Chunk:
     d_dur: np.ndarray
     window: float
     rng: np.random.Generator  # for everything else, drawn after placement
+    var: np.ndarray  # index into VARIABLES[kind of the transfer's queue]
+    unnamed: np.ndarray  # the transfer carries variable = unknown
     i_ts: np.ndarray | None = None
     d_ts: np.ndarray | None = None
 
@@ -234,8 +243,14 @@ def gen_chunk(seed: int, k: int, n_i: int, n_d: int) -> Chunk:
     label = OPC_LABEL[opc]
     need = [np.sum(i_dur[label == j]) / UTIL_TARGET[name] for j, name in enumerate(LABELS)]
     need += [np.bincount(eng, weights=d_dur, minlength=N_DMA_ENGINES).max() / DMA_UTIL]
+    var = np.zeros(n_d, dtype=np.int64)
+    for qi, queue in enumerate(QUEUES):
+        sel = q == qi
+        p = VARIABLE_P[queue[5]]
+        var[sel] = rng.choice(len(p), int(sel.sum()), p=p)
+    unnamed = rng.random(n_d) < UNNAMED_SHARE
     return Chunk(n_i, n_d, opc, i_dur, cols, q, eng, size, d_dur, float(max(need)),
-                 np.random.default_rng([seed, k, 1]))
+                 np.random.default_rng([seed, k, 1]), var, unnamed)
 
 
 def place(dur: np.ndarray, group: np.ndarray, n_groups: int, start: float, window: float,
@@ -289,6 +304,11 @@ class Stats:
     label_time: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LABELS, 0))
     dma_busy: int = 0
     dma_carry: int = 0
+    compute_busy: int = 0  # Tensor, Vector, Scalar, GpSimd: everything but Sync
+    compute_carry: int = 0
+    compute_dma_busy: int = 0
+    compute_dma_carry: int = 0
+    tensor_bytes: dict[tuple[str, int], int] = field(default_factory=dict)  # named DMA bytes per tensor
     all_busy: int = 0
     all_carry: int = 0
     end: int = 0
@@ -327,6 +347,21 @@ class Stats:
         order = np.argsort(c.d_ts, kind="stable")
         got, self.dma_carry = union_add(c.d_ts[order], d_end[order], self.dma_carry)
         self.dma_busy += got
+        compute = engine != ENGINES.index("sync")
+        c_ts, c_end = c.i_ts[compute], i_end[compute]
+        order = np.argsort(c_ts, kind="stable")
+        got, self.compute_carry = union_add(c_ts[order], c_end[order], self.compute_carry)
+        self.compute_busy += got
+        cd_ts, cd_end = np.concatenate((c_ts, c.d_ts)), np.concatenate((c_end, d_end))
+        order = np.argsort(cd_ts, kind="stable")
+        got, self.compute_dma_carry = union_add(cd_ts[order], cd_end[order], self.compute_dma_carry)
+        self.compute_dma_busy += got
+        for qi, queue in enumerate(QUEUES):
+            sel = (c.q == qi) & ~c.unnamed
+            moved = np.bincount(c.var[sel], weights=c.size[sel], minlength=len(VARIABLES[queue[5]]))
+            for i, b in enumerate(moved.tolist()):
+                key = (queue[5], i)
+                self.tensor_bytes[key] = self.tensor_bytes.get(key, 0) + int(b)
         ts_all = np.concatenate((c.i_ts, c.d_ts))
         end_all = np.concatenate((i_end, d_end))
         order = np.argsort(ts_all, kind="stable")
@@ -400,9 +435,8 @@ def format_dma(c: Chunk, pools: Pools, tpls: list[str], id0: int) -> list[str]:
     variable = np.empty(n, dtype=object)
     for qi, q in enumerate(QUEUES):
         sel = c.q == qi
-        names, p = pools.variables[q[5]], pools.variable_p[q[5]]
-        variable[sel] = names[rng.choice(len(names), int(sel.sum()), p=p)]
-    variable[rng.random(n) < 0.15] = pools.unknown  # dynamic DMA without --enable-dge-notifs
+        variable[sel] = pools.variables[q[5]][c.var[sel]]
+    variable[c.unnamed] = pools.unknown
     sem = np.where(rng.random(n) < 0.5, Q_SEM_ENC[c.q], NO_SEM)
     rate = np.round(c.size / c.d_dur * 1e9, 3)
     aggregated = rng.random(n) < 0.3
@@ -426,6 +460,32 @@ def shuffled(obj: dict, rng: np.random.Generator) -> dict:
     return {keys[i]: obj[keys[i]] for i in rng.permutation(len(keys))}
 
 
+def tensor_table(s: Stats) -> list[dict]:
+    """The NEFF's tensors (neff_node): inputs, weights and outputs with their sizes. A weight's size is
+    what DMA loaded for it over a repeat that grows with its popularity (1 to MAX_REPEAT copies), so
+    the trace shows a few heavily reloaded weights; inputs and outputs move once."""
+    rows = []
+    for kind, names in VARIABLES.items():
+        if kind not in NEFF_TYPE:
+            continue
+        loaded = [s.tensor_bytes.get((kind, i), 0) for i in range(len(names))]
+        total = sum(loaded) or 1
+        for i, name in enumerate(names):
+            repeat = min(MAX_REPEAT, max(1.0, loaded[i] / total * len(names))) if kind == "weight" else 1.0
+            size = max(int(loaded[i] / repeat) // 256 * 256, 4096)
+            rows.append({"variable_name": name, "type": NEFF_TYPE[kind], "size": str(size),
+                         "shape": f"[{size // 256} 128]", "loaded": loaded[i]})
+    return rows
+
+
+def tensor_stats(s: Stats) -> dict:
+    """What an analysis of the trace should find about tensor loads (inputs and weights)."""
+    loads = [(r["loaded"], int(r["size"])) for r in tensor_table(s) if r["type"] in ("IN", "WEIGHT")]
+    repeats = [loaded / size for loaded, size in loads]
+    return {"tensors_loaded_over_twice": sum(r > 2 for r in repeats), "tensor_max_load_repeat": max(repeats),
+            "tensor_reload_excess_bytes": sum(max(loaded - size, 0) for loaded, size in loads)}
+
+
 def summary_of(s: Stats, warmup: int) -> dict:
     total_ns = s.end
     total = total_ns * 1e-9
@@ -433,6 +493,9 @@ def summary_of(s: Stats, warmup: int) -> dict:
         + s.side_bytes.get(("src", "SPILL"), 0)
     hbm_write = s.side_bytes.get(("dst", "OUTPUT"), 0) + s.side_bytes.get(("dst", "SPILL"), 0)
     model_flops = int((s.hardware_flops - s.transpose_flops) * 0.92)
+    tensors = tensor_table(s)
+    weight_size = sum(int(t["size"]) for t in tensors if t["type"] == "WEIGHT")
+    input_size = sum(int(t["size"]) for t in tensors if t["type"] == "IN")
     out = {
         "total_time": total,
         "total_exec_time": (total_ns - warmup) * 1e-9,
@@ -475,7 +538,8 @@ def summary_of(s: Stats, warmup: int) -> dict:
         "spill_save_bytes": s.queue_bytes["qSyncSpillSave0"],
         "spill_reload_bytes": s.queue_bytes["qSyncSpillReload0"],
         "weight_queue_bytes": s.queue_bytes["qSyncIO0"],
-        "weight_size_bytes": s.queue_bytes["qSyncIO0"] * 10 // 32,  # each weight loaded ~3.2 times
+        "weight_size_bytes": weight_size,
+        "inputs_and_weights_size_bytes": weight_size + input_size,
         "input_queue_bytes": s.queue_bytes["qScalarIO0"],
         "output_queue_bytes": s.queue_bytes["qVectorIO0"],
         "instance_type": "trn1.2xlarge",
@@ -534,13 +598,13 @@ def tail_members(s: Stats, pools: Pools, rng: np.random.Generator) -> str:
     return ",".join(f"{json.dumps(k)}:{json.dumps(v, separators=(',', ':'))}" for k, v in members.items())
 
 
-def neff_node(i: int, pools: Pools, rng: np.random.Generator) -> str:
-    hlo = json.loads(pools.hlo[i % len(pools.hlo)])
-    return json.dumps(shuffled({
-        "id": i, "name": hlo.split(" = ")[0].lstrip("%"), "hlo": hlo, "type": "compute" if i % 5 else "dma",
-        "layer": json.loads(pools.layer[i % len(pools.layer)]), "bir_id": int(rng.integers(1, 200000)),
-        "subgraph": json.loads(pools.subgraph[i % len(pools.subgraph)]), "instruction_count": int(rng.integers(1, 900)),
-    }, rng), separators=(",", ":"))
+def semaphore_update(i: int, s: Stats, rng: np.random.Generator) -> str:
+    """One semaphore update (a member neuron-profile writes for some profiles; its shape here is an
+    assumption): filler that brings the file to the requested size and that a reader must skip."""
+    queue = QUEUES[i % len(QUEUES)]
+    return json.dumps(shuffled({"timestamp": int(s.first + i * 97 % max(s.end - s.first, 1)),
+                                "semaphore_id": queue[4], "value": int(rng.integers(1, 5000)),
+                                "engine": LABELS[i % len(LABELS)]}, rng), separators=(",", ":"))
 
 
 def chunk_counts(n_instr: int, n_dma: int) -> list[tuple[int, int]]:
@@ -600,24 +664,30 @@ def generate(out: Path, size_mb: float, seed: int) -> dict:
                 next_id += c.n_i if member == "instruction" else c.n_d
                 put(("," if k else "") + text)
             put("]")
-        put("," + tail_members(stats, pools, rng) + ',"neff_node":[')
+        nodes = [shuffled({k: v for k, v in t.items() if k != "loaded"}, rng) for t in tensor_table(stats)]
+        put("," + tail_members(stats, pools, rng) + ',"neff_node":' + json.dumps(nodes, separators=(",", ":"))
+            + ',"semaphore_update":[')
         i = 0
         while True:  # fill up to the requested size
-            node = neff_node(i, pools, rng)
-            if i and written + len(node) + 3 > target:
+            update = semaphore_update(i, stats, rng)
+            if i and written + len(update) + 3 > target:
                 break
-            put(("," if i else "") + node)
+            put(("," if i else "") + update)
             i += 1
         put("]}")
     return {
         "file": str(out), "bytes": written, "target_bytes": target, "seconds": round(time.perf_counter() - t0, 2),
-        "instruction_count": stats.n_instr, "dma_count": stats.n_dma, "neff_node_count": i,
+        "instruction_count": stats.n_instr, "dma_count": stats.n_dma, "neff_node_count": len(nodes),
+        "semaphore_update_count": i,
         "total_time_ns": stats.end, "warmup_ns": warmup,
         "busy_ns_by_label": stats.busy,
         "dma_total_bytes": stats.dma_bytes,
         "dma_mean_bytes": stats.dma_bytes / stats.n_dma,
         "dma_share_under_4k": stats.dma_small_4k / stats.n_dma,
         "dma_share_under_32k": stats.dma_small_32k / stats.n_dma,
+        "compute_busy_ns": stats.compute_busy,
+        "dma_exposed_ns": stats.compute_dma_busy - stats.compute_busy,
+        **tensor_stats(stats),
     }
 
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Write samples/explorer_parquet/: the legacy_trace sample's summary and events as Neuron Explorer
 writes them (`neuron-explorer view -n k.neff -s p.ntff --output-file DIR`): Summary, Metadata,
-Instruction (split in two parts, as Explorer splits large tables), DmaPacket and Warning tables,
-with Explorer's column names and absolute hardware timestamps.
+Instruction (split in two parts, as Explorer splits large tables), DmaPacket, TensorInfo and Warning
+tables, with Explorer's column names and absolute hardware timestamps. TensorInfo's load_to_sbuf_*
+columns are null, as Explorer leaves them for NKI kernels (dynamic DMA), so tensor loads are measured
+from DmaPacket as for the legacy JSON.
 
     python samples/make_parquet_sample.py
 """
@@ -41,6 +43,13 @@ def main() -> None:
     write("DmaPacket", [{"start_ts": ORIGIN_NS + int(d["timestamp"]), "duration_ns": int(d["duration"]),
                          "transfer_bytes": int(d["transfer_size"]), "variable": d.get("variable", ""),
                          "queue_type": d.get("queue_type", "")} for d in trace["dma"]])
+    null_int = pa.array([None] * len(trace["neff_node"]), pa.int64())
+    tensor_info = pa.Table.from_pylist([{"variable_name": n["variable_name"], "type": n["type"], "shape": n["shape"],
+                                         "size": int(n["size"])} for n in trace["neff_node"]])
+    for column in ("load_to_sbuf_total_size_bytes", "load_to_sbuf_dma_count"):
+        tensor_info = tensor_info.append_column(column, null_int)
+    tensor_info = tensor_info.append_column("load_to_sbuf_repeat_factor", null_int.cast(pa.float64()))
+    pq.write_table(tensor_info, out / "TensorInfo.parquet")
     write("Warning", [{"category": w.get("category", ""), "message": w.get("message", "")}
                       for w in trace.get("warnings", [])])
 

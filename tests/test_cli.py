@@ -202,3 +202,40 @@ def test_rules_test_fails_on_a_wrong_example(tmp_path):
 def test_set_typo_is_an_error(tmp_path):
     done = run_cli("report", WEIGHT_RELOAD, "--set", "weight-reload.min_ration=3")
     assert done.returncode == 2 and "has no param 'min_ration'" in done.stderr
+
+
+def _stderr_on_a_terminal(*args: object) -> str:
+    """Run advisor with stderr on a pseudo-terminal (as a person watching it) and return what it printed there."""
+    import pty
+    import subprocess
+
+    from conftest import advisor_command
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([*advisor_command(), *map(str, args)], stdout=subprocess.DEVNULL, stderr=follower,
+                              timeout=120, check=False)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal is closed once everything was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    return b"".join(chunks).decode()
+
+
+def test_progress_only_on_a_terminal_and_not_with_quiet(tmp_path):
+    trace = SAMPLES / "legacy_trace" / "profile.json"
+    shown = _stderr_on_a_terminal("report", trace, "-o", tmp_path / "a.json")
+    assert "advisor: reading 2,115 events: 100 %" in shown and "advisor: analysing the events" in shown
+    streamed = _stderr_on_a_terminal("report", trace, "--max-memory", "1KiB", "-o", tmp_path / "b.json")
+    assert "pass 1 of 6 (instruction): 100 %" in streamed
+    assert _stderr_on_a_terminal("report", trace, "--quiet", "-o", tmp_path / "c.json") == ""
+    assert run_cli("report", trace, "-o", tmp_path / "d.json").stderr == ""  # a pipe, not a terminal

@@ -9,6 +9,7 @@ from typing import Any
 from advisor.adapters import legacy_json, ntff, parquet, summary_json, summary_text
 from advisor.adapters.fields import has_profile_metrics, normalise
 from advisor.adapters.text import MAX_SUMMARY_BYTES, decode, read_bytes
+from advisor.adapters.trace import Progress, Trace
 from advisor.errors import AdvisorError
 from advisor.model import Profile, SourceInfo
 
@@ -21,6 +22,7 @@ class LoadOptions:
     neff: str | None = None
     entry: str | None = None  # which entry of a multi-profile summary-json
     max_memory: int = DEFAULT_MAX_MEMORY  # full traces above half of it are streamed instead of loaded whole
+    progress: Progress | None = None  # progress lines for long trace ingests (a terminal is watching)
 
 
 def _parse_text(text: str, where: str) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
@@ -37,7 +39,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     where = str(path)
     converted_with = None
     if parquet.is_explorer_dir(path):
-        return [_trace_profile(path, parquet.load(path), parquet.NAME)]
+        return [_trace_profile(path, parquet.load(path, options.progress), parquet.NAME)]
     if ntff.sniff_name(path):
         if not path.exists():
             raise AdvisorError(where, "no such file")
@@ -45,14 +47,14 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         converted_with = " ".join(conversion.command)
         fmt, (shape, entries) = ntff.NAME, summary_json.parse(conversion.stdout, where)
     else:
-        streamed = _stream_if_large(path, options.max_memory)
+        streamed = _stream_if_large(path, options)
         if streamed is not None:
             return [streamed]
         data = read_bytes(path, max(MAX_SUMMARY_BYTES, options.max_memory // 2))
         if not data.strip():
             raise AdvisorError(where, "file is empty")
         if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
-            trace = legacy_json.decode(data, where)
+            trace = legacy_json.decode(data, where, options.progress)
             if len(trace.instr_start) or len(trace.dma_start):
                 return [_trace_profile(path, trace, legacy_json.NAME)]
         elif len(data) > MAX_SUMMARY_BYTES:
@@ -78,10 +80,10 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     return profiles
 
 
-def _stream_if_large(path: Path, max_memory: int) -> Profile | None:
+def _stream_if_large(path: Path, options: LoadOptions) -> Profile | None:
     """A full trace larger than half the memory budget is streamed, never read whole."""
     try:
-        if not path.is_file() or path.stat().st_size <= max_memory // 2:
+        if not path.is_file() or path.stat().st_size <= options.max_memory // 2:
             return None
         with path.open("rb") as handle:
             head = handle.read(legacy_json.SNIFF_BYTES)
@@ -89,10 +91,10 @@ def _stream_if_large(path: Path, max_memory: int) -> Profile | None:
         return None  # the ordinary path reports it
     if not legacy_json.sniff(head):
         return None
-    return _trace_profile(path, legacy_json.stream(path), legacy_json.NAME)
+    return _trace_profile(path, legacy_json.stream(path, options.progress), legacy_json.NAME)
 
 
-def _trace_profile(path: Path, trace: legacy_json.Trace, fmt: str) -> Profile:
+def _trace_profile(path: Path, trace: Trace, fmt: str) -> Profile:
     fields = normalise(trace.summary)
     if not has_profile_metrics(fields.values):
         raise AdvisorError(str(path), "the trace has events but no summary metrics")

@@ -9,27 +9,29 @@ source lines, tensor names) are stored once and referenced by code.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from advisor.adapters.trace import Interner, Percent, Progress, TensorDecl, Trace, tensor_decl
 from advisor.errors import AdvisorError
 
 NAME = "json"
 SNIFF_BYTES = 1 << 20
+INSTRUCTION_NUMBERS = ("timestamp", "duration")
+INSTRUCTION_TEXTS = ("label", "hlo_name", "nki_source_location")
+DMA_NUMBERS = ("timestamp", "duration", "transfer_size")
+DMA_TEXTS = ("variable",)
 
 
 class _Instruction(msgspec.Struct, gc=False):
     timestamp: float = -1
     duration: float = -1
     label: str = ""
-    opcode: str = ""
     hlo_name: str = ""
     nki_source_location: str = ""
-    evt_wait_time: float = 0
 
 
 class _Dma(msgspec.Struct, gc=False):
@@ -37,7 +39,6 @@ class _Dma(msgspec.Struct, gc=False):
     duration: float = -1
     transfer_size: float = -1
     variable: str = ""
-    queue_type: str = ""
 
 
 class _Warning(msgspec.Struct):
@@ -45,9 +46,17 @@ class _Warning(msgspec.Struct):
     message: str = ""
 
 
+class _NeffNode(msgspec.Struct):
+    """A tensor of the NEFF: `{"variable_name": "input3", "size": "65536", "type": "IN", …}` (size as a string)."""
+
+    variable_name: Any = None
+    type: Any = None
+    size: Any = None
+
+
 class _Trace(msgspec.Struct):
     """The top level, with the event lists kept as raw slices of the input (zero-copy): they are
-    decoded one event at a time straight into columns, so no list of millions of objects is ever
+    decoded one batch at a time straight into columns, so no list of millions of objects is ever
     alive at once (peak memory ≈ the file plus the columns)."""
 
     summary: list[dict[str, Any]] | dict[str, Any] = []
@@ -55,33 +64,7 @@ class _Trace(msgspec.Struct):
     warnings: list[_Warning] = []
     instruction: list[msgspec.Raw] = []
     dma: list[msgspec.Raw] = []
-
-
-@dataclass(frozen=True)
-class Codes:
-    """A column of repeated strings as integer codes into `names`."""
-
-    codes: Any  # numpy int32 array
-    names: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Trace:
-    """Event columns (ns, bytes) plus what the file says about itself."""
-
-    instr_start: Any
-    instr_duration: Any
-    instr_engine: Codes
-    instr_hlo: Codes
-    instr_nki: Codes
-    instr_wait: Any
-    dma_start: Any
-    dma_duration: Any
-    dma_size: Any
-    dma_variable: Codes
-    summary: dict[str, Any]
-    metadata: dict[str, Any]
-    warnings: tuple[str, ...]
+    neff_node: list[_NeffNode] = []
 
 
 def sniff(head: bytes) -> bool:
@@ -90,42 +73,35 @@ def sniff(head: bytes) -> bool:
     return start == b"{" and (b'"instruction"' in head[:SNIFF_BYTES] or b'"dma"' in head[:SNIFF_BYTES])
 
 
-class _Interner:
-    """Repeated strings (engine rows, HLO names, NKI lines, tensor names) as integer codes."""
-
-    def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-
-    def code(self, value: str) -> int:
-        return self.index.setdefault(value, len(self.index))
-
-    def codes(self, column: Any) -> Codes:
-        return Codes(codes=column, names=tuple(self.index))
-
-
 def _first(member: list[dict[str, Any]] | dict[str, Any]) -> dict[str, Any]:
     if isinstance(member, dict):
         return member
     return member[0] if member and isinstance(member[0], dict) else {}
 
 
+def _tensors(nodes: Iterable[dict[str, Any]]) -> tuple[TensorDecl, ...]:
+    decls = (tensor_decl(n.get("variable_name"), n.get("type"), n.get("size")) for n in nodes)
+    return tuple(d for d in decls if d is not None)
+
+
 BATCH = 8192  # events decoded together: the C decoder does the loop, memory stays one batch wide
 
 
-def _batches(raws: list[msgspec.Raw], kind: type) -> Iterable[list[Any]]:
+def _batches(raws: list[msgspec.Raw], kind: type) -> Iterator[list[Any]]:
     decoder = msgspec.json.Decoder(list[kind])
     for i in range(0, len(raws), BATCH):
         yield decoder.decode(b"[" + b",".join(bytes(r) for r in raws[i:i + BATCH]) + b"]")
 
 
-def _columns(raws: list[msgspec.Raw], kind: type, numbers: tuple[str, ...], texts: tuple[str, ...]) -> dict[str, Any]:
+def _columns(raws: list[msgspec.Raw], kind: type, numbers: tuple[str, ...], texts: tuple[str, ...],
+             done: Callable[[int], None]) -> dict[str, Any]:
     """Numeric fields as float64 columns, text fields as integer codes, batch by batch."""
     import numpy as np
 
     n = len(raws)
     out: dict[str, Any] = {f: np.empty(n) for f in numbers}
     codes = {f: np.empty(n, dtype=np.int32) for f in texts}
-    interners = {f: _Interner() for f in texts}
+    interners = {f: Interner() for f in texts}
     at = 0
     for batch in _batches(raws, kind):
         size = len(batch)
@@ -135,29 +111,33 @@ def _columns(raws: list[msgspec.Raw], kind: type, numbers: tuple[str, ...], text
             code = interners[f].code
             codes[f][at:at + size] = np.fromiter((code(getattr(e, f)) for e in batch), dtype=np.int32, count=size)
         at += size
+        done(at)
     out.update({f: interners[f].codes(codes[f]) for f in texts})
     return out
 
 
-def _instructions(raws: list[msgspec.Raw]) -> dict[str, Any]:
-    c = _columns(raws, _Instruction, ("timestamp", "duration", "evt_wait_time"),
-                 ("label", "hlo_name", "nki_source_location"))
-    return {"instr_start": c["timestamp"], "instr_duration": c["duration"], "instr_wait": c["evt_wait_time"],
-            "instr_engine": c["label"], "instr_hlo": c["hlo_name"], "instr_nki": c["nki_source_location"]}
+def _trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, Any], metadata: dict[str, Any],
+           warnings: Iterable[tuple[str, str]], tensors: tuple[TensorDecl, ...]) -> Trace:
+    return Trace(
+        instr_start=instr["timestamp"], instr_duration=instr["duration"], instr_engine=instr["label"],
+        instr_hlo=instr["hlo_name"], instr_nki=instr["nki_source_location"], dma_start=dma["timestamp"],
+        dma_duration=dma["duration"], dma_size=dma["transfer_size"], dma_variable=dma["variable"],
+        summary=summary, metadata=metadata, tensors=tensors,
+        warnings=tuple(f"{category}: {message}".strip(": ") for category, message in warnings))
 
 
-def _dmas(raws: list[msgspec.Raw]) -> dict[str, Any]:
-    c = _columns(raws, _Dma, ("timestamp", "duration", "transfer_size"), ("variable",))
-    return {"dma_start": c["timestamp"], "dma_duration": c["duration"], "dma_size": c["transfer_size"],
-            "dma_variable": c["variable"]}
-
-
-def decode(data: bytes, where: str) -> Trace:
+def decode(data: bytes, where: str, progress: Progress | None = None) -> Trace:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the collector would rescan them all (3-7× slower)
     try:
         trace = msgspec.json.decode(data, type=_Trace)
-        columns = {**_instructions(trace.instruction), **_dmas(trace.dma)}
+        total = len(trace.instruction) + len(trace.dma)
+        percent = Percent(progress, f"reading {total:,} events")
+        percent(0, total)
+        instr = _columns(trace.instruction, _Instruction, INSTRUCTION_NUMBERS, INSTRUCTION_TEXTS,
+                         lambda done: percent(done, total))
+        dma = _columns(trace.dma, _Dma, DMA_NUMBERS, DMA_TEXTS,
+                       lambda done: percent(len(trace.instruction) + done, total))
     except msgspec.ValidationError as exc:
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
@@ -165,13 +145,27 @@ def decode(data: bytes, where: str) -> Trace:
     finally:
         if gc_was_enabled:
             gc.enable()
-    return Trace(**columns, summary=_first(trace.summary), metadata=_first(trace.metadata),
-                 warnings=tuple(f"{w.category}: {w.message}".strip(": ") for w in trace.warnings))
+    return _trace(instr, dma, _first(trace.summary), _first(trace.metadata),
+                  ((w.category, w.message) for w in trace.warnings),
+                  _tensors({"variable_name": n.variable_name, "type": n.type, "size": n.size} for n in trace.neff_node))
 
 
-def stream(path: Path) -> Trace:
+class _CountingReader:
+    """A binary file that reports how far it has been read: progress for the streaming passes."""
+
+    def __init__(self, handle: Any, on_read: Any) -> None:
+        self.handle, self.on_read, self.position = handle, on_read, 0
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self.handle.read(size)
+        self.position += len(chunk)
+        self.on_read(self.position)
+        return chunk
+
+
+def stream(path: Path, progress: Progress | None = None) -> Trace:
     """A trace too large to hold in memory: streamed with ijson's C parser (yajl), one pass per
-    event list, events appended to compact columns. Slower than `decode` (≈5×) but flat in memory:
+    member, events appended to compact columns. Slower than `decode` (≈5×) but flat in memory:
     peak RSS is the columns, not the file."""
     import array
 
@@ -179,10 +173,15 @@ def stream(path: Path) -> Trace:
     import numpy as np
 
     where = str(path)
+    size = path.stat().st_size
+    passes = ("instruction", "dma", "neff_node", "warnings", "summary", "metadata")
 
     def items(prefix: str):
+        member = prefix.split(".")[0]
+        percent = Percent(progress, f"streaming {size / 2**20:,.0f} MiB, pass {passes.index(member) + 1} "
+                                    f"of {len(passes)} ({member})")
         with path.open("rb") as handle:
-            yield from ijson.items(handle, prefix, use_float=True)
+            yield from ijson.items(_CountingReader(handle, lambda at: percent(at, size)), prefix, use_float=True)
 
     def first(prefix: str) -> dict[str, Any]:
         for item in items(prefix):
@@ -192,7 +191,7 @@ def stream(path: Path) -> Trace:
     def columns(prefix: str, numbers: tuple[str, ...], texts: tuple[str, ...]) -> dict[str, Any]:
         values = {f: array.array("d") for f in numbers}
         codes = {f: array.array("i") for f in texts}
-        interners = {f: _Interner() for f in texts}
+        interners = {f: Interner() for f in texts}
         for event in items(prefix):
             if not isinstance(event, dict):
                 raise AdvisorError(where, f"not a Neuron full JSON trace: {prefix} holds a non-object")
@@ -208,15 +207,12 @@ def stream(path: Path) -> Trace:
         return out
 
     try:
-        warnings = tuple(f"{w.get('category', '')}: {w.get('message', '')}".strip(": ")
-                         for w in items("warnings.item") if isinstance(w, dict))
-        i = columns("instruction.item", ("timestamp", "duration", "evt_wait_time"),
-                    ("label", "hlo_name", "nki_source_location"))
-        d = columns("dma.item", ("timestamp", "duration", "transfer_size"), ("variable",))
-        return Trace(instr_start=i["timestamp"], instr_duration=i["duration"], instr_wait=i["evt_wait_time"],
-                     instr_engine=i["label"], instr_hlo=i["hlo_name"], instr_nki=i["nki_source_location"],
-                     dma_start=d["timestamp"], dma_duration=d["duration"], dma_size=d["transfer_size"],
-                     dma_variable=d["variable"], summary=first("summary.item") or first("summary"),
-                     metadata=first("metadata.item"), warnings=warnings)
+        instr = columns("instruction.item", INSTRUCTION_NUMBERS, INSTRUCTION_TEXTS)
+        dma = columns("dma.item", DMA_NUMBERS, DMA_TEXTS)
+        tensors = _tensors(node for node in items("neff_node.item") if isinstance(node, dict))
+        warnings = [(w.get("category", ""), w.get("message", "")) for w in items("warnings.item")
+                    if isinstance(w, dict)]
+        return _trace(instr, dma, first("summary.item") or first("summary"), first("metadata.item"),
+                      warnings, tensors)
     except ijson.JSONError as exc:
         raise AdvisorError(where, f"invalid JSON: {str(exc).splitlines()[0][:120]}") from None

@@ -9,12 +9,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-from advisor.adapters.legacy_json import Trace, _Interner
+from advisor.adapters.trace import Interner, Progress, TensorDecl, Trace, tensor_decl
 from advisor.errors import AdvisorError
 
 NAME = "parquet"
-INSTRUCTION_COLUMNS = ("start_ts", "duration_ns", "engine", "hlo_name", "nki_source_location", "evt_wait_time_ns")
+INSTRUCTION_COLUMNS = ("start_ts", "duration_ns", "engine", "hlo_name", "nki_source_location")
 DMA_COLUMNS = ("start_ts", "duration_ns", "transfer_bytes", "variable")
+TENSOR_COLUMNS = ("variable_name", "type", "size", "load_to_sbuf_repeat_factor", "load_to_sbuf_total_size_bytes",
+                  "load_to_sbuf_dma_count")
 
 
 def table_files(folder: Path, table: str) -> list[Path]:
@@ -68,24 +70,40 @@ def _numbers(table: Any, column: str, default: float = -1.0) -> Any:
 def _texts(table: Any, column: str) -> Any:
     import numpy as np
 
-    interner = _Interner()
+    interner = Interner()
     values = table.column(column).to_pylist() if column in table.column_names else [""] * table.num_rows
     codes = np.fromiter((interner.code(v or "") for v in values), dtype=np.int32, count=table.num_rows)
     return interner.codes(codes)
 
 
-def load(folder: Path) -> Trace:
+def _tensors(table: Any) -> tuple[TensorDecl, ...]:
+    """TensorInfo rows; Explorer leaves the load_to_sbuf_* columns null for NKI kernels (dynamic DMA)."""
+    rows = table.to_pylist()
+    decls = (tensor_decl(r.get("variable_name"), r.get("type"), r.get("size"),
+                         reported_repeat=r.get("load_to_sbuf_repeat_factor"),
+                         reported_loaded_bytes=r.get("load_to_sbuf_total_size_bytes"),
+                         reported_loads=r.get("load_to_sbuf_dma_count")) for r in rows)
+    return tuple(d for d in decls if d is not None)
+
+
+def load(folder: Path, progress: Progress | None = None) -> Trace:
     import numpy as np
     import pyarrow as pa
 
-    summary = _first_row(_read(folder, "Summary", None))
+    def read(table: str, wanted: tuple[str, ...] | None) -> Any:
+        if progress:
+            progress(f"reading Parquet table {table}")
+        return _read(folder, table, wanted)
+
+    summary = _first_row(read("Summary", None))
     if not summary:
         raise AdvisorError(str(folder), "the Summary table is empty")
-    metadata = _first_row(_read(folder, "Metadata", None))
+    metadata = _first_row(read("Metadata", None))
     none = pa.table({})  # a table Explorer did not write: no rows
-    instr = _read(folder, "Instruction", INSTRUCTION_COLUMNS) or none
-    dma = _read(folder, "DmaPacket", DMA_COLUMNS) or none
-    warnings = _read(folder, "Warning", ("category", "message")) or none
+    instr = read("Instruction", INSTRUCTION_COLUMNS) or none
+    dma = read("DmaPacket", DMA_COLUMNS) or none
+    tensors = read("TensorInfo", TENSOR_COLUMNS) or none
+    warnings = read("Warning", ("category", "message")) or none
     # Explorer timestamps are hardware clock values: events are placed relative to the trace start.
     origin = metadata.get("first_hw_timestamp")
     if origin is None:
@@ -95,11 +113,11 @@ def load(folder: Path) -> Trace:
     return Trace(
         instr_start=_numbers(instr, "start_ts") - float(origin), instr_duration=_numbers(instr, "duration_ns"),
         instr_engine=_texts(instr, "engine"), instr_hlo=_texts(instr, "hlo_name"),
-        instr_nki=_texts(instr, "nki_source_location"), instr_wait=_numbers(instr, "evt_wait_time_ns", 0.0),
+        instr_nki=_texts(instr, "nki_source_location"),
         dma_start=_numbers(dma, "start_ts") - float(origin), dma_duration=_numbers(dma, "duration_ns"),
         dma_size=_numbers(dma, "transfer_bytes"), dma_variable=_texts(dma, "variable"),
         summary={**{k: v for k, v in metadata.items() if isinstance(v, (str, int, float))}, **summary},
-        metadata=metadata,
+        metadata=metadata, tensors=_tensors(tensors),
         warnings=tuple(f"{categories.names[c]}: {messages.names[m]}".strip(": ")
                        for c, m in zip(categories.codes, messages.codes, strict=True)),
     )

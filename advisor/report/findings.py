@@ -87,6 +87,11 @@ def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
             detail = f": {code(parent.condition)}" if parent and parent.condition else ""
             reasons.append(f"because {code(name)} fired{detail}")
         blocks.append(Paragraph("Chain: " + "; ".join(reasons) + "."))
+    explained_by = [x.name for x in analysis.findings if f.name in x.explains]
+    if explained_by:
+        them = "it" if len(explained_by) == 1 else "them"
+        blocks.append(Paragraph("Explained further by " + ", ".join(code(n) for n in explained_by)
+                                + f": act on {them}; this finding is the symptom."))
     if f.root_cause_text:
         blocks.append(Paragraph(f"**Why:** {escape(f.root_cause_text)}"))
     blocks.append(Paragraph(f"**Action:** {escape(f.recommendation)}"))

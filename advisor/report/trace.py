@@ -1,11 +1,13 @@
-"""Report sections from a full event trace: where the time goes (hotspots), how the DMA sizes
-really look, utilisation over time and idle gaps."""
+"""Report sections from a full event trace: busy time per engine checked against the summary, where
+the time goes (hotspots), how the DMA sizes really look, which tensors were loaded again and again,
+utilisation over time and idle gaps."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from advisor.model import Analysis, Hotspot
+from advisor.metrics import CROSS_CHECK_TOLERANCE
+from advisor.model import Analysis, Hotspot, TraceSummary
 from advisor.report import format as fmt
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
 
@@ -21,23 +23,108 @@ def _hotspot_table(spots: tuple[Hotspot, ...], what: str) -> Table:
     return Table((what, "Instruction time", "Share", "Instructions"), rows, align=("left", "right", "right", "right"))
 
 
-def trace_sections(analysis: Analysis) -> list[Section]:
-    t = analysis.trace
-    if t is None:
-        return []
+def _check(measured: float | None, reported: float | None) -> str:
+    """The event-derived time against the summary's own figure for it."""
+    if measured is None or reported is None:
+        return "—"
+    scale = max(abs(measured), abs(reported))
+    difference = 0.0 if scale == 0 else abs(measured - reported) / scale
+    verdict = "agrees" if difference <= CROSS_CHECK_TOLERANCE else "**differs**"
+    return f"{verdict} ({fmt.percent(difference)} apart)"
+
+
+def _reported(value: float | None) -> str:
+    return "—" if value is None else fmt.seconds(value)
+
+
+def _busy_table(t: TraceSummary, analysis: Analysis) -> Table:
+    share = (lambda s: fmt.percent(s / t.span)) if t.span else (lambda s: fmt.percent(None))
+    rows = []
+    for e in t.engines:
+        reported = analysis.value(f"{e.engine}_engine_active_time") if e.engine else None
+        name = escape(e.title) if e.engine else f"{escape(e.title)} (unclassified row)"
+        rows.append((name, ", ".join(code(r) for r in e.rows), fmt.seconds(e.busy), share(e.busy),
+                     _reported(reported), _check(e.busy, reported)))
+    totals = (("Compute engines", "Tensor, Vector, Scalar, GpSimd", t.compute_busy, None),
+              ("DMA", "all queues", t.dma_busy, analysis.value("dma_active_time")),
+              ("Anything", "every row and DMA", t.busy_union, analysis.value("total_active_time")))
+    for name, rows_text, busy, reported in totals:
+        if busy is not None:
+            rows.append((f"**{name}**", rows_text, fmt.seconds(busy), share(busy), _reported(reported),
+                         _check(busy, reported)))
+    return Table(("Engine", "Timeline rows", "Busy (union)", "Share of span", "Summary reports", "Check"),
+                 tuple(rows), align=("left", "left", "right", "right", "right", "left"))
+
+
+def _trace_section(t: TraceSummary, analysis: Analysis) -> Section:
     blocks: list[Any] = [Paragraph(
         f"{t.instructions:,} instructions and {t.dma_transfers:,} DMA transfers over {fmt.seconds(t.span)}; "
         f"something runs {fmt.percent(t.busy_union / t.span if t.span else None)} of that span. Busy times are "
-        "unions of each row's instruction intervals (overlapping instructions counted once).")]
-    busy_rows = [*t.engine_busy.items(), *([("DMA", t.dma_busy)] if t.dma_busy is not None else [])]
-    rows = tuple((escape(name), fmt.seconds(busy), fmt.percent(busy / t.span if t.span else None))
-                 for name, busy in busy_rows)
-    blocks.append(Table(("Timeline row", "Busy (union)", "Share of span"), rows, align=("left", "right", "right")))
+        "unions of intervals (overlapping instructions or DMA queues counted once), checked against the "
+        f"summary's active times (tolerance {fmt.percent(CROSS_CHECK_TOLERANCE)})."), _busy_table(t, analysis)]
+    if t.dma_exposed is not None:
+        blocks.append(Paragraph(
+            f"**DMA runs while every compute engine is idle for {fmt.seconds(t.dma_exposed)}** "
+            f"({fmt.percent(analysis.value('dma_wait_fraction'))} of total time): the union of DMA and compute "
+            f"intervals ({fmt.seconds((t.compute_busy or 0) + t.dma_exposed)}) minus the compute union "
+            f"({fmt.seconds(t.compute_busy)}). In that time compute can only wait on data; it is a lower bound on "
+            "DMA wait, since an engine can also stall on DMA while another one runs."))
+    unclassified = [e.title for e in t.engines if not e.engine]
+    if unclassified:
+        blocks.append(Paragraph(
+            f"Rows no engine pattern recognises ({', '.join(code(r) for r in unclassified)}) are shown on their "
+            "own and not counted as compute; the patterns are in advisor/data/trace.yaml."))
     if t.timeline:
         blocks.append(Chart("timeline", "Utilisation over time (busy share per time bin)", {
             "kind": "timeline", "edges": list(t.timeline_edges), "rows": {k: list(v) for k, v in t.timeline.items()}},
             alt="Per-engine utilisation over the traced span"))
-    sections = [Section("Event trace", tuple(blocks), "trace")]
+    return Section("Event trace", tuple(blocks), "trace")
+
+
+def _dma_section(t: TraceSummary, analysis: Analysis) -> Section:
+    edges, counts = t.dma_size_edges, t.dma_size_counts
+    total = sum(counts) or 1
+    labels = [_size_label(edges[i], edges[i + 1]) for i in range(len(counts))]
+    table = Table(("Transfer size", "Transfers", "Share"), tuple(
+        (label, f"{c:,}", fmt.percent(c / total)) for label, c in zip(labels, counts, strict=True) if c),
+        align=("left", "right", "right"))
+    chart = Chart("dma-sizes", "DMA transfers by size", {
+        "kind": "hbar", "labels": labels, "values": [100 * c / total for c in counts],
+        "texts": [fmt.percent(c / total) for c in counts], "xlabel": "share of transfers (%)"},
+        alt="Histogram of DMA transfer sizes")
+    return Section("DMA transfer sizes", (Paragraph(
+        f"{fmt.percent(analysis.value('dma_small_transfer_fraction'))} of transfers are under 4 KiB and "
+        f"{fmt.percent(analysis.value('dma_transfer_under_32k_fraction'))} under 32 KiB (AWS: aim for at least "
+        "4 KiB, ideally 32 KiB)."), table, chart), "dma-sizes")
+
+
+def _tensor_section(t: TraceSummary, analysis: Analysis) -> Section:
+    if not t.tensor_loads:
+        return Section("Tensor loads", (Paragraph(f"Unavailable: {escape(t.tensor_note)}."),), "tensors")
+    over = analysis.value("tensors_loaded_over_twice")
+    blocks: list[Any] = [Paragraph(
+        f"How many full copies of each input and weight tensor DMA loaded: the bytes transfers naming the tensor "
+        f"moved, over the size the NEFF declares ({t.tensors_declared:,} tensors declared). "
+        f"{fmt.count(over)} were loaded more than twice, which neuron-profile marks with a timeline warning; "
+        f"loads beyond one copy of each moved {fmt.bytes_(analysis.value('tensor_reload_excess_bytes'))}. "
+        "The most reloaded:")]
+    rows = tuple((code(x.name), escape(x.kind) or "—", fmt.bytes_(x.size), fmt.bytes_(x.loaded_bytes),
+                  fmt.count(x.loads), f"{fmt.ratio(x.repeat, '×')}" + (" (reported)" if x.source == "reported" else ""))
+                 for x in t.tensor_loads)
+    blocks.append(Table(("Tensor", "Kind", "Size", "Loaded", "Transfers", "Copies loaded"), rows,
+                        align=("left", "left", "right", "right", "right", "right")))
+    if t.dma_unnamed_fraction:
+        blocks.append(Paragraph(
+            f"{fmt.percent(t.dma_unnamed_fraction)} of DMA bytes name no declared tensor (dynamic DMA captured "
+            "without --enable-dge-notifs, spills, intermediates), so the copies measured here are lower bounds."))
+    return Section("Tensor loads", tuple(blocks), "tensors")
+
+
+def trace_sections(analysis: Analysis) -> list[Section]:
+    t = analysis.trace
+    if t is None:
+        return []
+    sections = [_trace_section(t, analysis)]
     hot: list[Any] = []
     if t.hotspots_hlo:
         hot.append(_hotspot_table(t.hotspots_hlo, "HLO op"))
@@ -48,20 +135,8 @@ def trace_sections(analysis: Analysis) -> list[Section]:
             "The HLO ops and NKI source lines with the most instruction time (summed durations, all engines)."),
             *hot), "hotspots"))
     if t.dma_transfers:
-        edges, counts = t.dma_size_edges, t.dma_size_counts
-        total = sum(counts) or 1
-        labels = [_size_label(edges[i], edges[i + 1]) for i in range(len(counts))]
-        table = Table(("Transfer size", "Transfers", "Share"), tuple(
-            (label, f"{c:,}", fmt.percent(c / total)) for label, c in zip(labels, counts, strict=True) if c),
-            align=("left", "right", "right"))
-        chart = Chart("dma-sizes", "DMA transfers by size", {
-            "kind": "hbar", "labels": labels, "values": [100 * c / total for c in counts],
-            "texts": [fmt.percent(c / total) for c in counts], "xlabel": "share of transfers (%)"},
-            alt="Histogram of DMA transfer sizes")
-        sections.append(Section("DMA transfer sizes", (Paragraph(
-            f"{fmt.percent(analysis.value('dma_small_transfer_fraction'))} of transfers are under 4 KiB and "
-            f"{fmt.percent(analysis.value('dma_transfer_under_32k_fraction'))} under 32 KiB (AWS: aim for at least "
-            "4 KiB, ideally 32 KiB)."), table, chart), "dma-sizes"))
+        sections.append(_dma_section(t, analysis))
+        sections.append(_tensor_section(t, analysis))
     if t.gaps:
         share = (lambda d: d / t.span) if t.span else (lambda d: None)
         rows = tuple(("warm-up (before the first event)" if g.start == 0 else "inside the run",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from tests_support import FIXTURES, SAMPLES
 
-from advisor.adapters import load_profiles
+from advisor.adapters import LoadOptions, load_profiles
 from advisor.errors import AdvisorError
 from advisor.events import summarize, union
 
@@ -27,8 +27,17 @@ def test_loads_summary_and_events():
 def test_event_numbers_match_the_generator():
     [profile] = load_profiles(TRACE)
     summary, metrics = summarize(profile.trace)
-    busy_ns = {name: round(seconds * 1e9) for name, seconds in summary.engine_busy.items()}
-    assert busy_ns == STATS["busy_ns_by_label"]
+    rows = {row for e in summary.engines for row in e.rows}
+    assert rows == set(STATS["busy_ns_by_label"])
+    # per engine, the union over its rows is what the generator wrote as <engine>_engine_active_time
+    busy_ns = {e.engine: round(e.busy * 1e9) for e in summary.engines}
+    assert busy_ns == {e: round(profile.values[f"{e}_engine_active_time"] * 1e9) for e in busy_ns}
+    assert next(e.rows for e in summary.engines if e.engine == "tensor") == ("TensorMatrix", "TensorE")
+    assert round(summary.compute_busy * 1e9) == STATS["compute_busy_ns"]
+    assert metrics["dma_exposed_time"] == pytest.approx(STATS["dma_exposed_ns"] * 1e-9)
+    assert metrics["tensors_loaded_over_twice"] == STATS["tensors_loaded_over_twice"]
+    assert metrics["tensor_max_load_repeat"] == pytest.approx(STATS["tensor_max_load_repeat"])
+    assert metrics["tensor_reload_excess_bytes"] == STATS["tensor_reload_excess_bytes"]
     assert metrics["dma_small_transfer_fraction"] == pytest.approx(STATS["dma_share_under_4k"])
     assert metrics["dma_transfer_under_32k_fraction"] == pytest.approx(STATS["dma_share_under_32k"])
     # the generator idles warmup_ns before its first instruction; the first event may start a little later
@@ -55,7 +64,8 @@ def test_odd_events_are_ignored_not_fatal(write):
             "dma": [{"timestamp": 0, "duration": 2, "transfer_size": 1024}]}
     [profile] = load_profiles(write("t.json", data))
     summary, _ = summarize(profile.trace)
-    assert summary.instructions == 1 and summary.engine_busy == {"Vector": pytest.approx(5e-9)}
+    assert summary.instructions == 1
+    assert [(e.engine, e.rows, e.busy) for e in summary.engines] == [("vector", ("Vector",), pytest.approx(5e-9))]
 
 
 @pytest.mark.parametrize(("content", "problem"), [
@@ -82,17 +92,36 @@ def test_timeline_counts_overlaps_once():
 
 
 def test_streaming_gives_the_same_trace():
-    from advisor.adapters import LoadOptions
-
     [whole] = load_profiles(TRACE)
     [streamed] = load_profiles(TRACE, LoadOptions(max_memory=1024))  # budget far below the file: streamed
     assert streamed.values == whole.values
     assert summarize(streamed.trace) == summarize(whole.trace)
 
 
-def test_streaming_reports_broken_json_as_one_error(tmp_path):
-    from advisor.adapters import LoadOptions
+def test_neff_node_sizes_are_read_from_strings(write):
+    data = {"summary": [{"total_time": 1e-3, "hbm_read_bytes": 100}],
+            "dma": [{"timestamp": 0, "duration": 2, "transfer_size": 1024, "variable": "input0"}],
+            "neff_node": [{"variable_name": "input0", "shape": "[1 512]", "size": "1024", "type": "IN"},
+                          {"variable_name": "input1", "size": "not a size", "type": "IN"},
+                          {"id": 3, "name": "a node that is not a tensor"}]}
+    for options in (None, LoadOptions(max_memory=16)):  # decoded whole, and streamed
+        [profile] = load_profiles(write("t.json", data), options)
+        assert [(t.name, t.kind, t.size) for t in profile.trace.tensors] == [("input0", "IN", 1024.0),
+                                                                            ("input1", "IN", None)]
 
+
+def test_progress_reaches_100_percent_in_both_paths():
+    seen: list[str] = []
+    load_profiles(TRACE, LoadOptions(progress=seen.append))
+    assert seen[0] == "reading 2,115 events: 0 %" and seen[-1] == "reading 2,115 events: 100 %"
+    assert len(seen) == len(set(seen))  # a line only when the percent changes
+    seen.clear()
+    load_profiles(TRACE, LoadOptions(max_memory=1024, progress=seen.append))  # streamed: a pass per member
+    assert "streaming 1 MiB, pass 1 of 6 (instruction): 100 %" in seen
+    assert "streaming 1 MiB, pass 2 of 6 (dma): 100 %" in seen
+
+
+def test_streaming_reports_broken_json_as_one_error(tmp_path):
     path = tmp_path / "t.json"
     path.write_text('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1, "duration": ')
     with pytest.raises(AdvisorError, match="invalid JSON"):

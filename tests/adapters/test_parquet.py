@@ -28,10 +28,28 @@ def test_same_analysis_as_the_legacy_json():
     assert profile.source.format == "parquet"
     assert profile.info["instance_type"] == "trn1.2xlarge"  # from the Metadata table
     parquet, legacy = analyze(FOLDER), analyze(SAMPLES / "legacy_trace" / "profile.json")
-    assert parquet.trace.engine_busy == legacy.trace.engine_busy
+    assert parquet.trace.engines == legacy.trace.engines
+    assert parquet.trace.tensor_loads == legacy.trace.tensor_loads  # TensorInfo sizes, loads from DmaPacket
     assert parquet.trace.dma_size_counts == legacy.trace.dma_size_counts
     assert parquet.trace.gaps == legacy.trace.gaps
     assert [f.name for f in parquet.findings] == [f.name for f in legacy.findings]
+
+
+def test_tensor_info_repeat_factor_is_used_when_explorer_fills_it_in(tmp_path):
+    for table in ("Summary", "DmaPacket"):
+        shutil.copy(FOLDER / f"{table}.parquet", tmp_path / f"{table}.parquet")
+    pq.write_table(pa.Table.from_pylist([
+        {"variable_name": "w", "type": "WEIGHT", "size": 1000, "load_to_sbuf_repeat_factor": 5.0,
+         "load_to_sbuf_total_size_bytes": 5000, "load_to_sbuf_dma_count": 10},
+        {"variable_name": "x", "type": "IN", "size": 400, "load_to_sbuf_repeat_factor": 1.0,
+         "load_to_sbuf_total_size_bytes": 400, "load_to_sbuf_dma_count": 1},
+        {"variable_name": "y", "type": "OUT", "size": 400, "load_to_sbuf_repeat_factor": None,
+         "load_to_sbuf_total_size_bytes": None, "load_to_sbuf_dma_count": None}]), tmp_path / "TensorInfo.parquet")
+    a = analyze(tmp_path)
+    assert [(t.name, t.repeat, t.loaded_bytes, t.loads, t.source) for t in a.trace.tensor_loads] == [
+        ("w", 5.0, 5000, 10, "reported"), ("x", 1.0, 400, 1, "reported")]  # outputs are stores, not loads
+    assert a.value("tensors_loaded_over_twice") == 1 and a.value("tensor_reload_excess_bytes") == 4000
+    assert "tensor-reload" in [f.name for f in a.findings]
 
 
 def test_tables_explorer_did_not_write_are_absent_not_errors(tmp_path):

@@ -1,0 +1,99 @@
+"""The event columns every full-trace adapter (legacy JSON, Explorer Parquet) produces: numpy arrays
+in machine units (ns, bytes), repeated strings stored once as integer codes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Codes:
+    """A column of repeated strings as integer codes into `names`."""
+
+    codes: Any  # numpy int32 array
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TensorDecl:
+    """A tensor the NEFF declares (legacy `neff_node`, Explorer `TensorInfo`)."""
+
+    name: str
+    kind: str  # what it is used for, as the NEFF says: IN, WEIGHT, OUT, …
+    size: float | None  # bytes; None when the file gives no usable size
+    reported_repeat: float | None = None  # Explorer's load_to_sbuf_repeat_factor, when it is filled in
+    reported_loaded_bytes: float | None = None  # Explorer's load_to_sbuf_total_size_bytes
+    reported_loads: float | None = None  # Explorer's load_to_sbuf_dma_count
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Event columns (ns, bytes) plus what the file says about itself."""
+
+    instr_start: Any
+    instr_duration: Any
+    instr_engine: Codes  # the timeline row (legacy `label`, Explorer `engine`)
+    instr_hlo: Codes
+    instr_nki: Codes
+    dma_start: Any
+    dma_duration: Any
+    dma_size: Any
+    dma_variable: Codes
+    summary: dict[str, Any]
+    metadata: dict[str, Any]
+    warnings: tuple[str, ...]
+    tensors: tuple[TensorDecl, ...] = ()
+
+
+class Interner:
+    """Repeated strings (engine rows, HLO names, NKI lines, tensor names) as integer codes."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def code(self, value: str) -> int:
+        return self.index.setdefault(value, len(self.index))
+
+    def codes(self, column: Any) -> Codes:
+        return Codes(codes=column, names=tuple(self.index))
+
+
+class Percent:
+    """Progress as whole percents of one step, printed only when the percent changes."""
+
+    def __init__(self, progress: Progress | None, what: str) -> None:
+        self.progress, self.what, self.shown = progress, what, -1
+
+    def __call__(self, done: float, total: float) -> None:
+        percent = int(100 * done / total) if total else 100
+        if self.progress and percent != self.shown:
+            self.shown = percent
+            self.progress(f"{self.what}: {percent} %")
+
+
+def number(value: Any) -> float | None:
+    """A size or count as files write it (a number, or a number in a string as `neff_node` has it);
+    None when it is not a finite, non-negative number."""
+    import math
+
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def tensor_decl(name: Any, kind: Any, size: Any, **reported: Any) -> TensorDecl | None:
+    """A declared tensor, or None for an entry without a name (legacy `neff_node` also lists other nodes)."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return TensorDecl(name=name, kind=kind.strip().upper() if isinstance(kind, str) else "", size=number(size),
+                      **{k: number(v) for k, v in reported.items()})

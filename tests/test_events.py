@@ -1,0 +1,80 @@
+"""Event-derived analysis on small hand-made traces whose answers can be worked out by hand."""
+
+import numpy as np
+import pytest
+
+from advisor.adapters.trace import Interner, TensorDecl, Trace
+from advisor.events import summarize, trace_rules
+
+
+def _codes(values):
+    interner = Interner()
+    return interner.codes(np.array([interner.code(v) for v in values], dtype=np.int32))
+
+
+def _trace(instructions=(), dmas=(), tensors=()):
+    """instructions: (row, start ns, duration ns); dmas: (start, duration, bytes, variable)."""
+    rows = [r for r, _, _ in instructions]
+    return Trace(
+        instr_start=np.array([s for _, s, _ in instructions], dtype=float),
+        instr_duration=np.array([d for _, _, d in instructions], dtype=float),
+        instr_engine=_codes(rows), instr_hlo=_codes([""] * len(rows)), instr_nki=_codes([""] * len(rows)),
+        dma_start=np.array([s for s, *_ in dmas], dtype=float), dma_duration=np.array([d for _, d, *_ in dmas],
+                                                                                         dtype=float),
+        dma_size=np.array([b for _, _, b, _ in dmas], dtype=float), dma_variable=_codes([v for *_, v in dmas]),
+        summary={}, metadata={}, warnings=(), tensors=tuple(tensors))
+
+
+@pytest.mark.parametrize(("row", "engine"), [
+    ("TensorMatrix", "tensor"), ("TensorE", "tensor"), ("tensor", "tensor"), ("PE", "tensor"),
+    ("Vector", "vector"), ("DVE", "vector"), ("Scalar", "scalar"), ("Act", "scalar"), ("GpSimd", "gpsimd"),
+    ("Pool", "gpsimd"), ("Sync", "sync"), ("SP", "sync"), ("Spill", None), ("Actuator", None), ("qSyncIO0", None),
+])
+def test_timeline_rows_map_to_engines(row, engine):
+    rule = trace_rules().engine_of(row)
+    assert (rule.engine if rule else None) == engine
+
+
+def test_rows_of_one_engine_are_one_union_and_unknown_rows_stand_alone():
+    trace = _trace([("TensorMatrix", 0, 10), ("TensorE", 5, 10), ("Mystery", 0, 3)])
+    summary, _ = summarize(trace)
+    tensor, mystery = summary.engines
+    assert (tensor.engine, tensor.rows, tensor.busy) == ("tensor", ("TensorMatrix", "TensorE"), pytest.approx(15e-9))
+    assert (mystery.engine, mystery.title, mystery.compute) == ("", "Mystery", False)
+    assert set(summary.timeline) == {"Tensor Engine", "Mystery", "DMA"}
+
+
+def test_dma_exposed_time_is_dma_while_no_compute_engine_runs():
+    # compute [0, 10) and [30, 40); DMA [5, 35); Sync [12, 20) is not compute: exposed = [10, 30) = 20 ns
+    trace = _trace([("Vector", 0, 10), ("Scalar", 30, 10), ("Sync", 12, 8)], [(5, 30, 4096, "x")])
+    summary, metrics = summarize(trace)
+    assert metrics["dma_exposed_time"] == pytest.approx(20e-9)
+    assert summary.compute_busy == pytest.approx(20e-9) and summary.dma_busy == pytest.approx(30e-9)
+
+
+def test_no_dma_or_no_compute_leaves_dma_wait_unavailable():
+    assert summarize(_trace([("Vector", 0, 10)]))[1]["dma_exposed_time"] is None
+    assert summarize(_trace([("Sync", 0, 10)], [(0, 5, 64, "x")]))[1]["dma_exposed_time"] is None
+
+
+def test_tensor_loads_count_full_copies_of_inputs_and_weights():
+    tensors = [TensorDecl("w", "WEIGHT", 1000.0), TensorDecl("x", "IN", 500.0), TensorDecl("y", "OUT", 500.0)]
+    dmas = [(0, 1, 1000, "w"), (1, 1, 1000, "w"), (2, 1, 500, "w"), (3, 1, 500, "x"), (4, 1, 500, "y"),
+            (5, 1, 300, "unknown")]
+    summary, metrics = summarize(_trace([("Vector", 0, 10)], dmas, tensors))
+    assert [(t.name, t.repeat, t.loads) for t in summary.tensor_loads] == [("w", 2.5, 3), ("x", 1.0, 1)]
+    assert metrics == {**metrics, "tensors_loaded_over_twice": 1, "tensor_max_load_repeat": 2.5,
+                       "tensor_reload_excess_bytes": 1500}
+    assert summary.dma_unnamed_fraction == pytest.approx(300 / 3800)
+    assert summary.tensors_declared == 3 and summary.tensor_note is None
+
+
+@pytest.mark.parametrize(("tensors", "variable", "note"), [
+    ((), "w", "declares no tensor sizes"),
+    ((TensorDecl("y", "OUT", 100.0),), "y", "declares no input or weight tensors"),
+    ((TensorDecl("w", "WEIGHT", 100.0),), "unknown", "--enable-dge-notifs"),
+])
+def test_tensor_loads_unavailable_say_why(tensors, variable, note):
+    summary, metrics = summarize(_trace([("Vector", 0, 10)], [(0, 1, 100, variable)], tensors))
+    assert note in summary.tensor_note and not summary.tensor_loads
+    assert metrics["tensor_max_load_repeat"] is None and metrics["tensors_loaded_over_twice"] is None
