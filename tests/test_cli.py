@@ -234,7 +234,7 @@ def _stderr_on_a_terminal(*args: object) -> str:
 def test_progress_only_on_a_terminal_and_not_with_quiet(tmp_path):
     trace = SAMPLES / "legacy_trace" / "profile.json"
     shown = _stderr_on_a_terminal("report", trace, "-o", tmp_path / "a.json")
-    assert "advisor: reading 2,115 events: 100 %" in shown and "advisor: analysing the events" in shown
+    assert "advisor: reading 845 DMA transfers: 100 %" in shown and "advisor: analysing the events" in shown
     streamed = _stderr_on_a_terminal("report", trace, "--max-memory", "1KiB", "-o", tmp_path / "b.json")
     assert "pass 1 of 6 (instruction): 100 %" in streamed
     assert _stderr_on_a_terminal("report", trace, "--quiet", "-o", tmp_path / "c.json") == ""

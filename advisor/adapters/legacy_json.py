@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -54,16 +55,20 @@ class _NeffNode(msgspec.Struct):
     size: Any = None
 
 
+EMPTY = msgspec.Raw(b"[]")
+
+
 class _Trace(msgspec.Struct):
-    """The top level, with the event lists kept as raw slices of the input (zero-copy): they are
-    decoded one batch at a time straight into columns, so no list of millions of objects is ever
-    alive at once (peak memory ≈ the file plus the columns)."""
+    """The top level, with each event list kept as one raw slice of the input (zero-copy). A list is
+    then split into per-event slices and decoded one batch at a time straight into columns, one list
+    after the other, so no list of millions of objects is ever alive (peak memory ≈ the file plus the
+    columns plus one list's slices)."""
 
     summary: list[dict[str, Any]] | dict[str, Any] = []
     metadata: list[dict[str, Any]] | dict[str, Any] = []
     warnings: list[_Warning] = []
-    instruction: list[msgspec.Raw] = []
-    dma: list[msgspec.Raw] = []
+    instruction: msgspec.Raw = EMPTY
+    dma: msgspec.Raw = EMPTY
     neff_node: list[_NeffNode] = []
 
 
@@ -87,10 +92,29 @@ def _tensors(nodes: Iterable[dict[str, Any]]) -> tuple[TensorDecl, ...]:
 BATCH = 8192  # events decoded together: the C decoder does the loop, memory stays one batch wide
 
 
+def _lenient(event: Any, kind: type) -> Any:
+    """An event with an odd field (null, a string for a number, …): the fields of the right type are
+    kept, the others take their defaults (an unknown time makes the event invalid, not the file)."""
+    defaults = kind()
+    if not isinstance(event, dict):
+        return defaults
+    kept = {}
+    for name in kind.__struct_fields__:
+        value = event.get(name)
+        if isinstance(value, str) if isinstance(getattr(defaults, name), str) else (
+                isinstance(value, (int, float)) and not isinstance(value, bool)):
+            kept[name] = value
+    return kind(**kept)
+
+
 def _batches(raws: list[msgspec.Raw], kind: type) -> Iterator[list[Any]]:
-    decoder = msgspec.json.Decoder(list[kind])
+    typed, untyped = msgspec.json.Decoder(list[kind]), msgspec.json.Decoder(list[Any])
     for i in range(0, len(raws), BATCH):
-        yield decoder.decode(b"[" + b",".join(bytes(r) for r in raws[i:i + BATCH]) + b"]")
+        text = b"[" + b",".join(raws[i:i + BATCH]) + b"]"  # Raw is a buffer: no copies
+        try:
+            yield typed.decode(text)
+        except msgspec.ValidationError:  # rare: decode this batch field by field
+            yield [_lenient(event, kind) for event in untyped.decode(text)]
 
 
 def _columns(raws: list[msgspec.Raw], kind: type, numbers: tuple[str, ...], texts: tuple[str, ...],
@@ -106,10 +130,10 @@ def _columns(raws: list[msgspec.Raw], kind: type, numbers: tuple[str, ...], text
     for batch in _batches(raws, kind):
         size = len(batch)
         for f in numbers:
-            out[f][at:at + size] = np.fromiter((getattr(e, f) for e in batch), dtype=np.float64, count=size)
+            out[f][at:at + size] = np.fromiter(map(attrgetter(f), batch), dtype=np.float64, count=size)
         for f in texts:
-            code = interners[f].code
-            codes[f][at:at + size] = np.fromiter((code(getattr(e, f)) for e in batch), dtype=np.int32, count=size)
+            codes[f][at:at + size] = np.fromiter(map(interners[f].__getitem__, map(attrgetter(f), batch)),
+                                                 dtype=np.int32, count=size)
         at += size
         done(at)
     out.update({f: interners[f].codes(codes[f]) for f in texts})
@@ -126,18 +150,26 @@ def _trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, Any], 
         warnings=tuple(f"{category}: {message}".strip(": ") for category, message in warnings))
 
 
+def _member(raw: msgspec.Raw, name: str, kind: type, numbers: tuple[str, ...], texts: tuple[str, ...],
+            what: str, progress: Progress | None) -> dict[str, Any]:
+    """One event list's columns, from its raw slice."""
+    try:
+        events = msgspec.json.decode(raw, type=list[msgspec.Raw])
+    except msgspec.ValidationError as exc:
+        raise msgspec.ValidationError(f"{exc} - at `$.{name}`") from None
+    percent = Percent(progress, f"reading {len(events):,} {what}")
+    percent(0, len(events))
+    return _columns(events, kind, numbers, texts, lambda done: percent(done, len(events)))
+
+
 def decode(data: bytes, where: str, progress: Progress | None = None) -> Trace:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the collector would rescan them all (3-7× slower)
     try:
         trace = msgspec.json.decode(data, type=_Trace)
-        total = len(trace.instruction) + len(trace.dma)
-        percent = Percent(progress, f"reading {total:,} events")
-        percent(0, total)
-        instr = _columns(trace.instruction, _Instruction, INSTRUCTION_NUMBERS, INSTRUCTION_TEXTS,
-                         lambda done: percent(done, total))
-        dma = _columns(trace.dma, _Dma, DMA_NUMBERS, DMA_TEXTS,
-                       lambda done: percent(len(trace.instruction) + done, total))
+        instr = _member(trace.instruction, "instruction", _Instruction, INSTRUCTION_NUMBERS, INSTRUCTION_TEXTS,
+                        "instructions", progress)
+        dma = _member(trace.dma, "dma", _Dma, DMA_NUMBERS, DMA_TEXTS, "DMA transfers", progress)
     except msgspec.ValidationError as exc:
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
@@ -194,7 +226,7 @@ def stream(path: Path, progress: Progress | None = None) -> Trace:
         interners = {f: Interner() for f in texts}
         for event in items(prefix):
             if not isinstance(event, dict):
-                raise AdvisorError(where, f"not a Neuron full JSON trace: {prefix} holds a non-object")
+                event = {}  # not an event: its time is unknown, so the analysis skips it
             for f in numbers:
                 value = event.get(f, -1)
                 values[f].append(float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -49,17 +49,20 @@ class Trace:
     tensors: tuple[TensorDecl, ...] = ()
 
 
-class Interner:
-    """Repeated strings (engine rows, HLO names, NKI lines, tensor names) as integer codes."""
+class Interner(dict):
+    """Repeated strings (engine rows, HLO names, NKI lines, tensor names) as integer codes. A dict
+    whose missing keys number themselves, so `map(interner.__getitem__, values)` codes a column
+    without a Python-level loop."""
 
-    def __init__(self) -> None:
-        self.index: dict[str, int] = {}
+    def __missing__(self, value: str) -> int:
+        code = self[value] = len(self)
+        return code
 
     def code(self, value: str) -> int:
-        return self.index.setdefault(value, len(self.index))
+        return self[value]
 
     def codes(self, column: Any) -> Codes:
-        return Codes(codes=column, names=tuple(self.index))
+        return Codes(codes=column, names=tuple(self))
 
 
 class Percent:

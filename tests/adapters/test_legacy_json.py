@@ -58,14 +58,17 @@ def test_union_of_intervals():
 
 def test_odd_events_are_ignored_not_fatal(write):
     data = {"summary": [{"total_time": 1e-3, "hbm_read_bytes": 100}],
-            "instruction": [{"timestamp": 10, "duration": 5, "label": "Vector"},
+            "instruction": [{"timestamp": 10, "duration": 5, "label": "Vector", "nki_source_location": None},
                             {"timestamp": -1, "duration": 5, "label": "Vector"},
-                            {"label": "Scalar"}],
+                            {"timestamp": "12", "duration": 5, "label": "Scalar"},
+                            {"label": "Scalar"}, 7],
             "dma": [{"timestamp": 0, "duration": 2, "transfer_size": 1024}]}
-    [profile] = load_profiles(write("t.json", data))
-    summary, _ = summarize(profile.trace)
-    assert summary.instructions == 1
-    assert [(e.engine, e.rows, e.busy) for e in summary.engines] == [("vector", ("Vector",), pytest.approx(5e-9))]
+    for options in (None, LoadOptions(max_memory=16)):  # decoded whole, and streamed
+        [profile] = load_profiles(write("t.json", data), options)
+        summary, _ = summarize(profile.trace)
+        assert summary.instructions == 1
+        assert [(e.engine, e.rows, e.busy) for e in summary.engines] == [("vector", ("Vector",),
+                                                                         pytest.approx(5e-9))]
 
 
 @pytest.mark.parametrize(("content", "problem"), [
@@ -113,7 +116,7 @@ def test_neff_node_sizes_are_read_from_strings(write):
 def test_progress_reaches_100_percent_in_both_paths():
     seen: list[str] = []
     load_profiles(TRACE, LoadOptions(progress=seen.append))
-    assert seen[0] == "reading 2,115 events: 0 %" and seen[-1] == "reading 2,115 events: 100 %"
+    assert seen[0] == "reading 1,270 instructions: 0 %" and seen[-1] == "reading 845 DMA transfers: 100 %"
     assert len(seen) == len(set(seen))  # a line only when the percent changes
     seen.clear()
     load_profiles(TRACE, LoadOptions(max_memory=1024, progress=seen.append))  # streamed: a pass per member
