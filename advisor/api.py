@@ -49,7 +49,8 @@ def _notes(profile: Profile, analysis_hw: object, metrics: dict) -> list[str]:
 
 def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None,
                     selection: Selection | None = None, context: Path | None = None) -> Analysis:
-    hw = hardware.resolve(profile.info.get("instance_type"), hardware_override)
+    hw = hardware.resolve(profile.info.get("instance_type"), hardware_override,
+                          profile.trace.metadata if profile.trace is not None else None)
     trace, from_events = summarize(profile.trace) if profile.trace is not None else (None, None)
     metrics = derive(profile, hw, ruleset, from_events)
     result = evaluate(ruleset, metrics, hw, selection or Selection())

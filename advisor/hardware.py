@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +90,44 @@ def _from_file(path: Path, instance_type: str | None) -> Hardware:
     )
 
 
-def resolve(instance_type: str | None, override: str | None) -> Hardware | None:
-    """The hardware to use: `--hardware NAME|FILE` when given, else the profile's instance type."""
+def _reported(metadata: Mapping[str, Any]) -> dict[str, float]:
+    """Figures a trace's metadata states about its machine, in the table's units."""
+    fields = _table()["reported"]
+    found = {key: next((v for name in names if (v := _positive(metadata.get(name))) is not None), None)
+             for key, names in fields.items()}
+    out = {}
+    if found["hbm_bandwidth"] is not None:
+        out["hbm_bandwidth"] = found["hbm_bandwidth"]
+    if None not in (found["tensor_rows"], found["tensor_cols"], found["tensor_clock_ghz"]):
+        out["tensor_clock_hz"] = found["tensor_clock_ghz"] * 1e9
+        out["tensor_peak_flops_bf16"] = 2 * found["tensor_rows"] * found["tensor_cols"] * out["tensor_clock_hz"]
+    return out
+
+
+def _with_reported(base: Hardware | None, metadata: Mapping[str, Any]) -> Hardware | None:
+    reported = _reported(metadata)
+    if not reported:
+        return base
+    units = _table()["units"]
+    shown = ", ".join(f"{k} {v:.6g} {units[k]}" for k, v in sorted(reported.items()))
+    if base is None:
+        return Hardware(name="profile", description="figures the profile's metadata reports", values=reported,
+                        units=units, chosen_by=f"the profile's metadata ({shown})",
+                        references=("the profile's metadata",))
+    notes = tuple(f"The profile's metadata reports {k} {v:.6g} {units[k]}; the {base.name} table says "
+                  f"{base.values[k]:.6g}: the profile's figure is used." for k, v in sorted(reported.items())
+                  if k in base.values and abs(v - base.values[k]) > 0.01 * base.values[k])
+    return replace(base, values={**base.values, **reported}, notes=base.notes + notes,
+                   chosen_by=f"{base.chosen_by}, with {', '.join(sorted(reported))} from the profile's metadata",
+                   references=(*base.references, "the profile's metadata"))
+
+
+def resolve(instance_type: str | None, override: str | None,
+            metadata: Mapping[str, Any] | None = None) -> Hardware | None:
+    """The hardware to use: `--hardware NAME|FILE` when given, else the profile's instance type with
+    the figures a trace's metadata reports about its machine taking precedence."""
     if override is None:
-        return for_instance_type(instance_type)
+        return _with_reported(for_instance_type(instance_type), metadata or {})
     table = _table()
     if override in table["targets"]:
         return _build(override, table["targets"][override], table["units"], f"--hardware {override}")
