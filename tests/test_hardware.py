@@ -77,7 +77,8 @@ def test_a_traces_metadata_takes_precedence_over_the_table():
     hw = resolve("trn1.2xlarge", None, legacy)
     assert hw.values["hbm_bandwidth"] == 400e9 and hw.values["sbuf_bytes"] == 24 * 2**20  # the rest from trn1
     assert hw.values["tensor_peak_flops_bf16"] == pytest.approx(91.75e12, rel=1e-3)  # 2 x 128 x 128 x 2.8 GHz
-    assert hw.chosen_by.endswith("with hbm_bandwidth, tensor_clock_hz, tensor_peak_flops_bf16 from the profile's metadata")
+    assert hw.chosen_by.endswith(
+        "with hbm_bandwidth, tensor_clock_hz, tensor_peak_flops_bf16 from the profile's metadata")
     assert [n for n in hw.notes if "hbm_bandwidth 4e+11 bytes/s" in n]  # differs from the table's 410 GB/s: said
     explorer = {"hbm_ddr_bandwidth": 716e9, "tensor_engine_num_rows": 128, "tensor_engine_num_cols": "bad"}
     assert resolve(None, None, explorer).values == {"hbm_bandwidth": 716e9}  # no instance type: what it says
