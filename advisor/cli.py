@@ -51,6 +51,10 @@ def _analysis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--neuron-profile", metavar="PATH", help="neuron-profile or neuron-explorer executable for .ntff")
     p.add_argument("--neff", metavar="PATH", help="the NEFF the .ntff was captured from (default: the only *.neff "
                                                   "beside it)")
+    p.add_argument("--trace", action="store_true",
+                   help="for an .ntff: convert the full event trace (neuron-profile --output-format json, or "
+                        "neuron-explorer's Parquet) instead of the summary: adds per-engine busy times, hotspots, "
+                        "DMA sizes, tensor loads and the event rules; slower, and needs temporary disk for it")
     _rules_option(p)
     p.add_argument("--select", metavar="RULES", action="append", default=[],
                    help="run only these rules: names, ids, categories or globs, comma-separated (repeatable)")
@@ -202,7 +206,7 @@ def _options(args: argparse.Namespace, settings):
     )
     return AnalyzeOptions(
         load=LoadOptions(neuron_profile=args.neuron_profile, neff=args.neff, entry=args.entry,
-                         max_memory=_size(args.max_memory)),
+                         max_memory=_size(args.max_memory), trace=args.trace),
         hardware=args.hardware or settings.hardware, rule_paths=(*settings.rules, *args.rules), selection=selection,
         context=getattr(args, "context", None),
     )

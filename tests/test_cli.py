@@ -124,6 +124,13 @@ def test_ntff_with_fake_tool(tmp_path):
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "f.md").read_text()
     assert "96.45 %" in text and "neuron-profile view -n" in text
+    assert "`advisor report … --trace` on the .ntff" in text  # how to get the event rules
+    done = run_cli("report", "profile.ntff", "--trace", "-o", "t.md", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "t.md").read_text()
+    assert "| Format | ntff (full trace: 2 instructions, 2 DMA transfers) |" in text
+    assert "| `input0` | IN | 64 KiB | 192 KiB | 1 | 3× |" in text  # loaded three times its size
+    assert "| **DMA** | all queues | 56.48 ms | 27.39 % | 56.48 ms | agrees (< 0.01 % apart) |" in text
 
 
 def test_debug_shows_traceback(tmp_path):

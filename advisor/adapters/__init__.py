@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ class LoadOptions:
     entry: str | None = None  # which entry of a multi-profile summary-json
     max_memory: int = DEFAULT_MAX_MEMORY  # full traces above half of it are streamed instead of loaded whole
     progress: Progress | None = None  # progress lines for long trace ingests (a terminal is watching)
+    trace: bool = False  # for an .ntff: convert the full event trace, not the summary
 
 
 def _parse_text(text: str, where: str) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
@@ -43,6 +44,8 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     if ntff.sniff_name(path):
         if not path.exists():
             raise AdvisorError(where, "no such file")
+        if options.trace:
+            return [_ntff_trace(path, options)]
         conversion = ntff.convert(path, options.neuron_profile, options.neff)
         converted_with = " ".join(conversion.command)
         fmt, (shape, entries) = ntff.NAME, summary_json.parse(conversion.stdout, where)
@@ -92,6 +95,18 @@ def _stream_if_large(path: Path, options: LoadOptions) -> Profile | None:
     if not legacy_json.sniff(head):
         return None
     return _trace_profile(path, legacy_json.stream(path, options.progress), legacy_json.NAME)
+
+
+def _ntff_trace(path: Path, options: LoadOptions) -> Profile:
+    """An NTFF converted to its full event trace in a temporary folder, read, and the folder removed."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="advisor-ntff-") as folder:
+        conversion = ntff.convert(path, options.neuron_profile, options.neff, Path(folder))
+        assert conversion.output is not None
+        [profile] = load_profiles(conversion.output, replace(options, trace=False))[:1]
+    source = replace(profile.source, path=str(path), format=ntff.NAME, converted_with=" ".join(conversion.command))
+    return replace(profile, source=source)
 
 
 def _trace_profile(path: Path, trace: Trace, fmt: str) -> Profile:

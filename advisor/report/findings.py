@@ -172,7 +172,9 @@ def not_evaluated_section(analysis: Analysis) -> Section | None:
         return None
     rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing))
                  for n in analysis.not_applicable)
+    full = ("the full event trace: `advisor report … --trace` on the .ntff" if analysis.source.format == "ntff"
+            and analysis.trace is None else "the full JSON output")
     return Section("Rules not evaluated", (
-        Paragraph("These rules read metrics the profile does not have. Capturing them (a newer profiler, the "
-                  "full JSON output, or `--hardware` for `hw_*` figures) enables the rule."),
+        Paragraph("These rules read metrics the profile does not have. Capturing them (a newer profiler, "
+                  f"{full}, or `--hardware` for `hw_*` figures) enables the rule."),
         Table(("Rule", "Title", "Missing metrics"), rows)), "not-evaluated")

@@ -30,7 +30,7 @@ def _check(measured: float | None, reported: float | None) -> str:
     scale = max(abs(measured), abs(reported))
     difference = 0.0 if scale == 0 else abs(measured - reported) / scale
     verdict = "agrees" if difference <= CROSS_CHECK_TOLERANCE else "**differs**"
-    return f"{verdict} ({fmt.percent(difference)} apart)"
+    return f"{verdict} ({'< 0.01 %' if 0 < difference < 1e-4 else fmt.percent(difference)} apart)"
 
 
 def _reported(value: float | None) -> str:
@@ -105,7 +105,8 @@ def _tensor_section(t: TraceSummary, analysis: Analysis) -> Section:
     blocks: list[Any] = [Paragraph(
         f"How many full copies of each input and weight tensor DMA loaded: the bytes transfers naming the tensor "
         f"moved, over the size the NEFF declares ({t.tensors_declared:,} tensors declared). "
-        f"{fmt.count(over)} were loaded more than twice, which neuron-profile marks with a timeline warning; "
+        f"{fmt.count(over)} {'was' if over == 1 else 'were'} loaded more than twice, which neuron-profile marks "
+        "with a timeline warning; "
         f"loads beyond one copy of each moved {fmt.bytes_(analysis.value('tensor_reload_excess_bytes'))}. "
         "The most reloaded:")]
     rows = tuple((code(x.name), escape(x.kind) or "—", fmt.bytes_(x.size), fmt.bytes_(x.loaded_bytes),

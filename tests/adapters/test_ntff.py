@@ -76,3 +76,33 @@ def test_no_neff(capture, fake_on_path):
     (capture.parent / "kernel.neff").unlink()
     with pytest.raises(AdvisorError, match="--neff"):
         load_profiles(capture)
+
+
+def test_trace_asks_for_the_full_json_and_reads_its_events(capture, fake_on_path):
+    [profile] = load_profiles(capture, LoadOptions(trace=True))
+    [call] = [json.loads(line) for line in fake_on_path.read_text().splitlines()]
+    written = call[-1]
+    assert call[:-1] == ["view", "-n", str(capture.parent.resolve() / "kernel.neff"), "-s", str(capture),
+                         "--output-format", "json", "--output-file"] and written.endswith("/profile.json")
+    assert not os.path.exists(written)  # the temporary trace is removed once read
+    assert profile.source.format == "ntff" and profile.source.path == str(capture)
+    assert profile.source.converted_with.endswith("--output-format json --output-file profile.json")
+    assert profile.source.shape == "full trace: 2 instructions, 2 DMA transfers"
+    assert profile.values["total_time"] == pytest.approx(0.213808050051)
+    assert [t.name for t in profile.trace.tensors] == ["input0", "output0"]
+
+
+def test_trace_with_neuron_explorer_asks_for_its_parquet_directory(tmp_path):
+    from advisor.adapters.ntff import _output_arguments
+
+    assert _output_arguments("/opt/aws/neuron/bin/neuron-explorer", tmp_path) == (
+        ("--output-file", str(tmp_path / "explorer")), tmp_path / "explorer")
+    assert _output_arguments("neuron-profile", None) == (("--output-format", "summary-json"), None)
+
+
+def test_trace_without_the_tool_names_the_full_json_command(capture, monkeypatch):
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setattr("advisor.adapters.ntff.DEFAULT_TOOL_DIR", capture.parent / "none")
+    with pytest.raises(AdvisorError, match=r"--output-format json --output-file profile.json` and then "
+                                           r"`advisor report profile.json`"):
+        load_profiles(capture, LoadOptions(trace=True))
