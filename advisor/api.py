@@ -51,7 +51,8 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
                     selection: Selection | None = None, context: Path | None = None) -> Analysis:
     hw = hardware.resolve(profile.info.get("instance_type"), hardware_override,
                           profile.trace.metadata if profile.trace is not None else None)
-    trace, from_events = summarize(profile.trace) if profile.trace is not None else (None, None)
+    trace, from_events = (summarize(profile.trace, profile.values.get("total_time")) if profile.trace is not None
+                          else (None, None))
     metrics = derive(profile, hw, ruleset, from_events)
     result = evaluate(ruleset, metrics, hw, selection or Selection())
     investigation = None

@@ -181,7 +181,8 @@ def _size(text: str) -> int:
 
     from advisor.errors import AdvisorError
 
-    units = {"": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "kb": 10**3, "mb": 10**6, "gb": 10**9}
+    units = {"": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 10**3, "mb": 10**6,
+             "gb": 10**9, "tb": 10**12, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}  # 2G as ulimit and sort read it
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
     if not match or match.group(2).lower() not in units or float(match.group(1)) <= 0:
         raise AdvisorError("--max-memory", f"'{text}' is not a size such as 512MiB or 4GiB")
@@ -367,6 +368,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         where = getattr(args, "input", None) or " ".join(map(str, getattr(args, "inputs", []))) or args.command
-        print(f"advisor: error: {where}: internal error ({type(exc).__name__}: {exc}); "
+        said = " ".join(str(exc).split())
+        print(f"advisor: error: {where}: internal error ({type(exc).__name__}: {said}); "
               "rerun with --debug and report it", file=sys.stderr)
         return 2

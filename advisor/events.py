@@ -17,7 +17,7 @@ from advisor.resources import load_yaml_resource
 NS = 1e-9
 TOP = 10
 TIMELINE_BINS = 60
-SIZE_EDGES = (0, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1048576, float("inf"))
+SIZE_EDGES = (0, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, float("inf"))
 UNNAMED = {"", "unknown"}  # DMA `variable` values that name no tensor (dynamic DMA without DGE notifications)
 
 
@@ -159,19 +159,42 @@ class _TensorResult:
     metrics: dict[str, float | None]
 
 
+def _merged_decls(tensors: tuple[TensorDecl, ...]) -> list[TensorDecl]:
+    """One declaration per tensor name: Explorer lists a tensor once per physical core of a logical
+    core (`pcore_idx`), and `neff_node` can repeat names. The size counts once; the loads each core
+    reports add up."""
+    by_name: dict[str, list[TensorDecl]] = {}
+    for t in tensors:
+        by_name.setdefault(t.name, []).append(t)
+
+    def total(values: list[float | None]) -> float | None:
+        return None if any(v is None for v in values) else float(sum(v for v in values if v is not None))
+
+    merged = []
+    for name, decls in by_name.items():
+        if len(decls) == 1:
+            merged.append(decls[0])
+            continue
+        size = max((d.size for d in decls if d.size), default=None)
+        loaded = total([d.reported_loaded_bytes for d in decls])
+        merged.append(TensorDecl(name, decls[0].kind, size, loaded / size if loaded is not None and size else None,
+                                 loaded, total([d.reported_loads for d in decls])))
+    return merged
+
+
 def _tensor_loads(tensors: tuple[TensorDecl, ...], variables: Codes, sizes, keep, rules: TraceRules) -> _TensorResult:
     """Input and weight tensors by how many full copies DMA loaded (bytes moved for the tensor over
     its size, as AWS's TensorInfo load_to_sbuf_repeat_factor counts them)."""
     import numpy as np
 
     none = {"tensors_loaded_over_twice": None, "tensor_max_load_repeat": None, "tensor_reload_excess_bytes": None}
-    declared = [t for t in tensors if t.size]
+    declared = [t for t in _merged_decls(tensors) if t.size]
     loadable = [t for t in declared if not t.kind or t.kind in rules.loaded_kinds]
     codes = variables.codes[keep]
     valid = sizes >= 0
     moved = np.bincount(codes[valid], weights=sizes[valid], minlength=len(variables.names))
     counts = np.bincount(codes[valid], minlength=len(variables.names))
-    by_name = {name: (float(moved[i]), int(counts[i])) for i, name in enumerate(variables.names)}
+    by_name = {name: (float(moved[i]), int(counts[i])) for i, name in enumerate(variables.names) if counts[i]}
     known = {t.name for t in declared}
     total = float(moved.sum())
     unnamed = sum(b for name, (b, _) in by_name.items() if name.strip().lower() in UNNAMED or name not in known)
@@ -182,11 +205,12 @@ def _tensor_loads(tensors: tuple[TensorDecl, ...], variables: Codes, sizes, keep
         return _TensorResult((), len(declared), unnamed_fraction, note, none)
     loads = []
     for t in loadable:
+        assert t.size is not None
         if t.reported_repeat is not None:
             loaded = t.reported_loaded_bytes if t.reported_loaded_bytes is not None else t.reported_repeat * t.size
             count = None if t.reported_loads is None else int(t.reported_loads)
             loads.append(TensorLoad(t.name, t.kind, t.size, loaded, count, t.reported_repeat, "reported"))
-        elif t.name in by_name:
+        elif t.name in by_name:  # only tensors some transfer with a known size names
             loaded, count = by_name[t.name]
             loads.append(TensorLoad(t.name, t.kind, t.size, loaded, count, loaded / t.size, "measured"))
     if not loads:
@@ -202,8 +226,22 @@ def _tensor_loads(tensors: tuple[TensorDecl, ...], variables: Codes, sizes, keep
     return _TensorResult(tuple(ranked[:TOP]), len(declared), unnamed_fraction, None, metrics)
 
 
-def summarize(trace: Trace) -> tuple[TraceSummary, dict[str, float | None]]:
-    """The trace summary for the report, and event-derived metrics (machine units) for the rules."""
+def _gaps(merged: list[tuple[float, float]], span_ns: float) -> list[Gap]:
+    """The warm-up before the first event, the longest gaps inside the run, and the tail after the last
+    event when the run (the summary's total_time) goes on past it."""
+    if not merged:
+        return []
+    gaps = [Gap(0.0, merged[0][0] * NS)] if merged[0][0] > 0 else []
+    inner = sorted(((b[0] - a[1], a[1]) for a, b in itertools.pairwise(merged)), reverse=True)[:5]
+    gaps += [Gap(start * NS, length * NS) for length, start in inner if length > 0]
+    if span_ns > merged[-1][1]:
+        gaps.append(Gap(merged[-1][1] * NS, (span_ns - merged[-1][1]) * NS))
+    return gaps
+
+
+def summarize(trace: Trace, total_time: float | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
+    """The trace summary for the report, and event-derived metrics (machine units) for the rules.
+    Shares are of the run: the summary's `total_time` (s) when given, else up to the last event."""
     import numpy as np
 
     rules = trace_rules()
@@ -216,37 +254,36 @@ def summarize(trace: Trace) -> tuple[TraceSummary, dict[str, float | None]]:
     all_start = np.concatenate([i_start, d_start])
     all_dur = np.concatenate([i_dur, d_dur])
     busy, merged = union(all_start, all_dur)
-    span_ns = float((all_start + all_dur).max()) if len(all_start) else 0.0
-    gaps = []
-    if merged and merged[0][0] > 0:
-        gaps.append(Gap(0.0, merged[0][0] * NS))
-    inner = sorted(((b[0] - a[1], a[1]) for a, b in itertools.pairwise(merged)), reverse=True)[:5]
-    gaps += [Gap(start * NS, length * NS) for length, start in inner if length > 0]
+    last_end = float((all_start + all_dur).max()) if len(all_start) else 0.0
+    span_ns = max(last_end, total_time / NS if total_time else 0.0)
     sizes = trace.dma_size[d_keep]
     known_sizes = sizes[sizes >= 0]
     counts, _ = np.histogram(known_sizes, bins=np.array(SIZE_EDGES, dtype=float))
     timeline_rows = {e.title: iv for e, iv in engines}
-    timeline_rows["DMA"] = (d_start, d_dur)
+    timeline_rows["DMA transfers" if "DMA" in timeline_rows else "DMA"] = (d_start, d_dur)
     edges, timeline = _timeline(timeline_rows, span_ns) if span_ns > 0 else ((), {})
     tensors = _tensor_loads(trace.tensors, trace.dma_variable, sizes, d_keep, rules)
-    has_compute = any(e.compute for e, _ in engines)
-    dma_exposed = (compute_or_dma - compute_busy) * NS if has_compute and len(d_start) else None
+    has_compute, has_dma = any(e.compute for e, _ in engines), len(d_start) > 0
+    dma_exposed = (compute_or_dma - compute_busy) * NS if has_compute and has_dma else None
     summary = TraceSummary(
         instructions=len(i_start), dma_transfers=len(d_start), span=span_ns * NS,
-        engines=tuple(e for e, _ in engines), busy_union=busy * NS,
+        engines=tuple(e for e, _ in engines), busy_union=busy * NS if len(all_start) else None,
         hotspots_hlo=_hotspots(trace.instr_hlo, i_dur, i_keep), hotspots_nki=_hotspots(trace.instr_nki, i_dur, i_keep),
         dma_size_edges=SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts), timeline_edges=edges,
-        timeline=timeline, gaps=tuple(gaps), warnings=trace.warnings, dma_busy=union(d_start, d_dur)[0] * NS,
+        timeline=timeline, gaps=tuple(_gaps(merged, span_ns)), warnings=trace.warnings,
+        dma_busy=union(d_start, d_dur)[0] * NS if has_dma else None,
         compute_busy=compute_busy * NS if has_compute else None, dma_exposed=dma_exposed,
         tensor_loads=tensors.loads, tensors_declared=tensors.declared,
         dma_unnamed_fraction=tensors.unnamed_fraction, tensor_note=tensors.note,
+        skipped_instructions=len(trace.instr_start) - len(i_start), skipped_dma=len(trace.dma_start) - len(d_start),
+        last_event_end=last_end * NS,
     )
     n = len(known_sizes)
     metrics: dict[str, float | None] = {
         "dma_small_transfer_fraction": float((known_sizes < 4096).sum()) / n if n else None,
         "dma_transfer_under_32k_fraction": float((known_sizes < 32768).sum()) / n if n else None,
         "warmup_idle_fraction": (merged[0][0] / span_ns) if merged and span_ns > 0 else None,
-        "trace_busy_fraction": busy / span_ns if span_ns > 0 else None,
+        "trace_busy_fraction": busy / span_ns if merged and span_ns > 0 else None,
         "dma_exposed_time": dma_exposed,
         **tensors.metrics,
     }

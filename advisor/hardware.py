@@ -114,10 +114,24 @@ def _with_reported(base: Hardware | None, metadata: Mapping[str, Any]) -> Hardwa
         return Hardware(name="profile", description="figures the profile's metadata reports", values=reported,
                         units=units, chosen_by=f"the profile's metadata ({shown})",
                         references=("the profile's metadata",))
-    notes = tuple(f"The profile's metadata reports {k} {v:.6g} {units[k]}; the {base.name} table says "
-                  f"{base.values[k]:.6g}: the profile's figure is used." for k, v in sorted(reported.items())
-                  if k in base.values and abs(v - base.values[k]) > 0.01 * base.values[k])
-    return replace(base, values={**base.values, **reported}, notes=base.notes + notes,
+    notes = []
+    hbm = reported.get("hbm_bandwidth")
+    table_hbm = base.values.get("hbm_bandwidth")
+    if hbm is not None and table_hbm and not 0.5 <= hbm / table_hbm <= 2:
+        # the profiler's formulas use one HBM stack; a figure this far off is likely the whole chip's
+        notes.append(f"The profile's metadata reports hbm_ddr_bandwidth {hbm:.6g} bytes/s, far from the one-stack "
+                     f"{table_hbm:.6g} the profiler's formulas use on {base.name}: the table's figure is kept.")
+        del reported["hbm_bandwidth"]
+    peak, table_peak = reported.get("tensor_peak_flops_bf16"), base.values.get("tensor_peak_flops_bf16")
+    if peak is not None and table_peak:  # another clock: the FP8 and FP32 peaks scale with it
+        reported.update({k: base.values[k] * peak / table_peak for k in ("tensor_peak_flops_fp8",
+                                                                         "tensor_peak_flops_fp32") if k in base.values})
+    notes += [f"The profile's metadata reports {k} {v:.6g} {units[k]}; the {base.name} table says "
+              f"{base.values[k]:.6g}: the profile's figure is used." for k, v in sorted(reported.items())
+              if k in base.values and abs(v - base.values[k]) > 0.01 * base.values[k]]
+    if not reported:
+        return replace(base, notes=base.notes + tuple(notes))
+    return replace(base, values={**base.values, **reported}, notes=base.notes + tuple(notes),
                    chosen_by=f"{base.chosen_by}, with {', '.join(sorted(reported))} from the profile's metadata",
                    references=(*base.references, "the profile's metadata"))
 

@@ -320,9 +320,9 @@ class TraceSummary:
 
     instructions: int
     dma_transfers: int
-    span: float  # seconds from the profile start to the last event's end
+    span: float  # seconds of the run: the summary's total_time, or up to the last event's end if later
     engines: tuple[EngineBusy, ...]  # busiest first; unrecognised rows last
-    busy_union: float  # seconds with any instruction or DMA active
+    busy_union: float | None  # seconds with any instruction or DMA active; None without events
     hotspots_hlo: tuple[Hotspot, ...]
     hotspots_nki: tuple[Hotspot, ...]
     dma_size_edges: tuple[float, ...]  # histogram bin edges, bytes
@@ -338,3 +338,6 @@ class TraceSummary:
     tensors_declared: int = 0  # tensors the file declares with a size
     dma_unnamed_fraction: float | None = None  # share of DMA bytes that name no declared tensor
     tensor_note: str | None = None  # why tensor loads are unavailable
+    skipped_instructions: int = 0  # events without a usable time (not an object, null, negative): left out
+    skipped_dma: int = 0
+    last_event_end: float | None = None  # seconds from the profile start

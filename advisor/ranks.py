@@ -22,8 +22,11 @@ def rank_files(folder: Path) -> list[tuple[int, Path]]:
         raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
     ranks = sorted((int(m.group(1)), p) for p in names if (m := RANK_FILE.match(p.name)) and p.is_file())
     if not ranks:
-        raise AdvisorError(str(folder), "a folder, but with no per-rank profiles in it "
-                                        "(expected profile_rank_<i>.json, .txt or .ntff)")
+        if any(folder.glob("*.parquet")):
+            raise AdvisorError(str(folder), "Parquet tables but no Summary.parquet: a Neuron Explorer output folder "
+                                            "needs its Summary table")
+        raise AdvisorError(str(folder), "a folder, but neither per-rank profiles (profile_rank_<i>.json, .txt or "
+                                        ".ntff) nor a Neuron Explorer output (Summary.parquet …) in it")
     seen: dict[int, Path] = {}
     for rank, path in ranks:
         if rank in seen:
@@ -63,7 +66,8 @@ def analyze_ranks(folder: Path, options, jobs: int | None,
     names = [f"rank {rank}" for rank, _ in ranks]
     if options.load.entry is not None:
         if options.load.entry not in names and options.load.entry not in {str(r) for r, _ in ranks}:
-            raise AdvisorError(str(folder), f"--entry {options.load.entry}: no such rank")
+            raise AdvisorError(str(folder), f"--entry {options.load.entry}: no such rank; the folder holds "
+                                            f"{', '.join(names)}")
         chosen = next(i for i, (r, _) in enumerate(ranks) if options.load.entry in (str(r), f"rank {r}"))
     else:
         chosen = max(range(len(analyses)), key=lambda i: (analyses[i].value("total_time") or 0.0, -i))

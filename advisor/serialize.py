@@ -80,6 +80,10 @@ def _trace(trace: TraceSummary | None) -> dict[str, Any] | None:
 def _trace_from(data: dict[str, Any] | None) -> TraceSummary | None:
     if not data:
         return None
+    if "engines" not in data:  # written before rows were grouped into engines: each row stands alone
+        data = {**{k: v for k, v in data.items() if k != "engine_busy"}, "engines": [
+            {"engine": "", "title": row, "rows": [row], "busy": busy, "compute": False}
+            for row, busy in data.get("engine_busy", {}).items()]}
     return TraceSummary(**{
         **data, "engines": tuple(EngineBusy(**{**e, "rows": tuple(e["rows"])}) for e in data["engines"]),
         "hotspots_hlo": tuple(Hotspot(**h) for h in data["hotspots_hlo"]),

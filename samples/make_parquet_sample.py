@@ -32,7 +32,8 @@ def main() -> None:
     write("Metadata", [{"profile_schema_version": "7.4", "ntff_version": meta.get("ntff_version", 3),
                         "first_hw_timestamp": ORIGIN_NS, "hbm_ddr_bandwidth": meta.get("hbm_ddr_bandwidth"),
                         "dma_ddr_bandwidth": meta.get("dma_ddr_bandwidth"), "instance_type": summary["instance_type"],
-                        "tensor_engine_num_rows": 128, "tensor_engine_num_cols": 128}])
+                        "tensor_engine_num_rows": meta.get("pe_num_rows"), "tensor_engine_num_cols": meta.get("pe_num_cols"),
+                        "tensor_engine_clock_freq": meta.get("pe_clock_freq")}])
     instructions = [{"start_ts": ORIGIN_NS + int(i["timestamp"]), "end_ts": ORIGIN_NS + int(i["timestamp"] + i["duration"]),
                      "duration_ns": int(i["duration"]), "engine": i["label"], "opcode": i.get("opcode", ""),
                      "hlo_name": i.get("hlo_name", ""), "nki_source_location": i.get("nki_source_location"),

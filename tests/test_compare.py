@@ -143,3 +143,16 @@ def test_regression_gate_refuses_to_judge_without_total_time(tmp_path):
     done = run_cli("compare", broken, AFTER, "--fail-on-regression", "5", "-o", tmp_path / "d.md")
     assert done.returncode == 2 and "cannot be judged" in done.stderr
     assert not (tmp_path / "d.md").exists()
+
+
+def test_an_analysis_saved_before_engines_were_grouped_still_loads(tmp_path):
+    from advisor.serialize import read_if_analysis
+
+    done = run_cli("report", SAMPLES / "legacy_trace" / "profile.json", "-o", tmp_path / "new.json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads((tmp_path / "new.json").read_text())
+    engines = data["trace"].pop("engines")  # the earlier layout: busy seconds per timeline row
+    data["trace"]["engine_busy"] = {e["title"]: e["busy"] for e in engines}
+    (tmp_path / "old.json").write_text(json.dumps(data))
+    old = read_if_analysis(tmp_path / "old.json")
+    assert [(e.title, e.rows, e.engine) for e in old.trace.engines][:1] == [("Vector Engine", ("Vector Engine",), "")]

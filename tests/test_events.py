@@ -78,3 +78,34 @@ def test_tensor_loads_unavailable_say_why(tensors, variable, note):
     summary, metrics = summarize(_trace([("Vector", 0, 10)], [(0, 1, 100, variable)], tensors))
     assert note in summary.tensor_note and not summary.tensor_loads
     assert metrics["tensor_max_load_repeat"] is None and metrics["tensors_loaded_over_twice"] is None
+
+
+def test_events_without_a_usable_time_are_counted_not_silently_dropped():
+    trace = _trace([("Vector", 0, 10), ("Vector", -1, 5), ("Scalar", float("nan"), 5)], [(0, -3, 64, "x")])
+    summary, _ = summarize(trace)
+    assert (summary.instructions, summary.skipped_instructions) == (1, 2)
+    assert (summary.dma_transfers, summary.skipped_dma, summary.dma_busy) == (0, 1, None)  # no DMA: not 0 s
+
+
+def test_the_run_is_the_summarys_total_time_and_its_tail_is_an_idle_gap():
+    summary, metrics = summarize(_trace([("Vector", 10, 40)]), total_time=100e-9)
+    assert summary.span == pytest.approx(100e-9) and summary.last_event_end == pytest.approx(50e-9)
+    assert [(g.start, g.duration) for g in summary.gaps] == [(0, pytest.approx(10e-9)),
+                                                             (pytest.approx(50e-9), pytest.approx(50e-9))]
+    assert metrics["trace_busy_fraction"] == pytest.approx(0.4)
+    assert metrics["warmup_idle_fraction"] == pytest.approx(0.1)
+    assert summarize(_trace())[0].busy_union is None  # no events at all: unavailable, not 0 s
+
+
+def test_a_tensor_declared_once_per_core_counts_once():
+    # Explorer lists a tensor once per physical core (pcore_idx) of a logical core
+    measured = (TensorDecl("w", "WEIGHT", 1000.0), TensorDecl("w", "WEIGHT", 1000.0))
+    dmas = [(0, 1, 1000, "w"), (1, 1, 1000, "w"), (2, 1, 1000, "w")]
+    summary, metrics = summarize(_trace([("Vector", 0, 10)], dmas, measured))
+    assert [(t.name, t.repeat) for t in summary.tensor_loads] == [("w", 3.0)]
+    assert metrics["tensor_reload_excess_bytes"] == 2000
+    reported = (TensorDecl("w", "WEIGHT", 1000.0, 2.0, 2000.0, 4.0),
+                TensorDecl("w", "WEIGHT", 1000.0, 1.0, 1000.0, 2.0))
+    summary, _ = summarize(_trace([("Vector", 0, 10)], dmas, reported))
+    assert [(t.repeat, t.loaded_bytes, t.loads, t.source) for t in summary.tensor_loads] == [
+        (3.0, 3000, 6, "reported")]

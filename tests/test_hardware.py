@@ -77,10 +77,20 @@ def test_a_traces_metadata_takes_precedence_over_the_table():
     hw = resolve("trn1.2xlarge", None, legacy)
     assert hw.values["hbm_bandwidth"] == 400e9 and hw.values["sbuf_bytes"] == 24 * 2**20  # the rest from trn1
     assert hw.values["tensor_peak_flops_bf16"] == pytest.approx(91.75e12, rel=1e-3)  # 2 x 128 x 128 x 2.8 GHz
-    assert hw.chosen_by.endswith(
-        "with hbm_bandwidth, tensor_clock_hz, tensor_peak_flops_bf16 from the profile's metadata")
+    assert hw.chosen_by.endswith("with hbm_bandwidth, tensor_clock_hz, tensor_peak_flops_bf16, tensor_peak_flops_fp32, "
+                                 "tensor_peak_flops_fp8 from the profile's metadata")
     assert [n for n in hw.notes if "hbm_bandwidth 4e+11 bytes/s" in n]  # differs from the table's 410 GB/s: said
     explorer = {"hbm_ddr_bandwidth": 716e9, "tensor_engine_num_rows": 128, "tensor_engine_num_cols": "bad"}
     assert resolve(None, None, explorer).values == {"hbm_bandwidth": 716e9}  # no instance type: what it says
     assert resolve("trn1.2xlarge", "trn2", legacy).values["hbm_bandwidth"] == 716e9  # --hardware still wins
     assert resolve("trn1.2xlarge", None, {"hbm_ddr_bandwidth": -1}) == for_instance_type("trn1.2xlarge")
+
+
+def test_metadata_figures_that_cannot_be_one_stack_are_not_used():
+    hw = resolve("trn2.48xlarge", None, {"hbm_ddr_bandwidth": 2.9e12})  # the whole chip's, not one stack's
+    assert hw.values["hbm_bandwidth"] == 716e9 and any("far from the one-stack" in n for n in hw.notes)
+    slower = resolve("trn2.48xlarge", None, {"tensor_engine_num_rows": 128, "tensor_engine_num_cols": 128,
+                                              "tensor_engine_clock_freq": 1.2})  # half the table's 2.4 GHz
+    assert slower.values["tensor_peak_flops_bf16"] == pytest.approx(78.64e12 / 2, rel=1e-3)
+    bf16 = slower.values["tensor_peak_flops_bf16"]
+    assert slower.values["tensor_peak_flops_fp8"] == pytest.approx(2 * bf16, rel=1e-3)

@@ -84,7 +84,7 @@ def test_missing_path_and_directory(tmp_path):
     assert_one_line_error(run_cli("report", tmp_path / "nope.json"), tmp_path / "nope.json", "no such file")
     empty = tmp_path / "empty_dir"
     empty.mkdir()
-    assert_one_line_error(run_cli("report", empty), empty, "no per-rank profiles")
+    assert_one_line_error(run_cli("report", empty), empty, "neither per-rank profiles")
 
 
 def test_unreadable_file(tmp_path):

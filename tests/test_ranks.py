@@ -48,7 +48,7 @@ def test_entry_picks_another_rank():
 
 
 def test_bad_folders(tmp_path):
-    with pytest.raises(AdvisorError, match="no per-rank profiles"):
+    with pytest.raises(AdvisorError, match="neither per-rank profiles"):
         analyze(tmp_path)
     shutil.copy(RANKS / "profile_rank_0.json", tmp_path / "profile_rank_0.json")
     shutil.copy(RANKS / "profile_rank_1.json", tmp_path / "profile_rank_00.json")

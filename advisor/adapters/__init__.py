@@ -39,6 +39,10 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     options = options or LoadOptions()
     where = str(path)
     converted_with = None
+    if options.trace and not ntff.sniff_name(path):
+        raise AdvisorError(where, "--trace converts an .ntff capture; this input is read as it is (a summary has "
+                                  "no events: capture the full trace with `neuron-profile view … --output-format "
+                                  "json`)")
     if parquet.is_explorer_dir(path):
         return [_trace_profile(path, parquet.load(path, options.progress), parquet.NAME)]
     if ntff.sniff_name(path):
@@ -94,7 +98,10 @@ def _stream_if_large(path: Path, options: LoadOptions) -> Profile | None:
         return None  # the ordinary path reports it
     if not legacy_json.sniff(head):
         return None
-    return _trace_profile(path, legacy_json.stream(path, options.progress), legacy_json.NAME)
+    trace = legacy_json.stream(path, options.progress)
+    if not (len(trace.instr_start) or len(trace.dma_start)):
+        return None  # no events: read as a summary, as the in-memory path does
+    return _trace_profile(path, trace, legacy_json.NAME)
 
 
 def _ntff_trace(path: Path, options: LoadOptions) -> Profile:
@@ -104,7 +111,7 @@ def _ntff_trace(path: Path, options: LoadOptions) -> Profile:
     with tempfile.TemporaryDirectory(prefix="advisor-ntff-") as folder:
         conversion = ntff.convert(path, options.neuron_profile, options.neff, Path(folder))
         assert conversion.output is not None
-        [profile] = load_profiles(conversion.output, replace(options, trace=False))[:1]
+        profile = load_profiles(conversion.output, replace(options, trace=False))[0]
     source = replace(profile.source, path=str(path), format=ntff.NAME, converted_with=" ".join(conversion.command))
     return replace(profile, source=source)
 

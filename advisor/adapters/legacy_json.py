@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from advisor.adapters.trace import Interner, Percent, Progress, TensorDecl, Trace, tensor_decl
+from advisor.adapters.trace import Interner, Percent, Progress, TensorDecl, Trace, tensor_decls
 from advisor.errors import AdvisorError
 
 NAME = "json"
@@ -42,19 +42,6 @@ class _Dma(msgspec.Struct, gc=False):
     variable: str = ""
 
 
-class _Warning(msgspec.Struct):
-    category: str = ""
-    message: str = ""
-
-
-class _NeffNode(msgspec.Struct):
-    """A tensor of the NEFF: `{"variable_name": "input3", "size": "65536", "type": "IN", …}` (size as a string)."""
-
-    variable_name: Any = None
-    type: Any = None
-    size: Any = None
-
-
 EMPTY = msgspec.Raw(b"[]")
 
 
@@ -66,10 +53,11 @@ class _Trace(msgspec.Struct):
 
     summary: list[dict[str, Any]] | dict[str, Any] = []
     metadata: list[dict[str, Any]] | dict[str, Any] = []
-    warnings: list[_Warning] = []
     instruction: msgspec.Raw = EMPTY
     dma: msgspec.Raw = EMPTY
-    neff_node: list[_NeffNode] = []
+    # supplementary members: whatever shape they have, they never make the trace unreadable
+    warnings: Any = []
+    neff_node: Any = []  # the NEFF's tensors: {"variable_name": "input3", "size": "65536", "type": "IN", …}
 
 
 def sniff(head: bytes) -> bool:
@@ -84,9 +72,12 @@ def _first(member: list[dict[str, Any]] | dict[str, Any]) -> dict[str, Any]:
     return member[0] if member and isinstance(member[0], dict) else {}
 
 
-def _tensors(nodes: Iterable[dict[str, Any]]) -> tuple[TensorDecl, ...]:
-    decls = (tensor_decl(n.get("variable_name"), n.get("type"), n.get("size")) for n in nodes)
-    return tuple(d for d in decls if d is not None)
+def _objects(member: Any) -> list[dict[str, Any]]:
+    return [item for item in member if isinstance(item, dict)] if isinstance(member, list) else []
+
+
+def _warning(item: dict[str, Any]) -> tuple[str, str]:
+    return str(item.get("category") or ""), str(item.get("message") or "")
 
 
 BATCH = 8192  # events decoded together: the C decoder does the loop, memory stays one batch wide
@@ -178,8 +169,7 @@ def decode(data: bytes, where: str, progress: Progress | None = None) -> Trace:
         if gc_was_enabled:
             gc.enable()
     return _trace(instr, dma, _first(trace.summary), _first(trace.metadata),
-                  ((w.category, w.message) for w in trace.warnings),
-                  _tensors({"variable_name": n.variable_name, "type": n.type, "size": n.size} for n in trace.neff_node))
+                  [_warning(w) for w in _objects(trace.warnings)], tensor_decls(_objects(trace.neff_node)))
 
 
 class _CountingReader:
@@ -206,12 +196,13 @@ def stream(path: Path, progress: Progress | None = None) -> Trace:
 
     where = str(path)
     size = path.stat().st_size
-    passes = ("instruction", "dma", "neff_node", "warnings", "summary", "metadata")
+    passes = ("instruction", "dma", "neff_node", "warnings")  # whole-file passes; summary and metadata stop early
 
     def items(prefix: str):
         member = prefix.split(".")[0]
-        percent = Percent(progress, f"streaming {size / 2**20:,.0f} MiB, pass {passes.index(member) + 1} "
-                                    f"of {len(passes)} ({member})")
+        shown = progress if member in passes else None
+        percent = Percent(shown, f"streaming {size / 2**20:,.0f} MiB, pass {passes.index(member) + 1} of "
+                                 f"{len(passes)} ({member})" if shown else "")
         with path.open("rb") as handle:
             yield from ijson.items(_CountingReader(handle, lambda at: percent(at, size)), prefix, use_float=True)
 
@@ -241,10 +232,9 @@ def stream(path: Path, progress: Progress | None = None) -> Trace:
     try:
         instr = columns("instruction.item", INSTRUCTION_NUMBERS, INSTRUCTION_TEXTS)
         dma = columns("dma.item", DMA_NUMBERS, DMA_TEXTS)
-        tensors = _tensors(node for node in items("neff_node.item") if isinstance(node, dict))
-        warnings = [(w.get("category", ""), w.get("message", "")) for w in items("warnings.item")
-                    if isinstance(w, dict)]
-        return _trace(instr, dma, first("summary.item") or first("summary"), first("metadata.item"),
-                      warnings, tensors)
+        tensors = tensor_decls(items("neff_node.item"))
+        warnings = [_warning(w) for w in items("warnings.item") if isinstance(w, dict)]
+        return _trace(instr, dma, first("summary.item") or first("summary"),
+                      first("metadata.item") or first("metadata"), warnings, tensors)
     except ijson.JSONError as exc:
         raise AdvisorError(where, f"invalid JSON: {str(exc).splitlines()[0][:120]}") from None

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from advisor.adapters.trace import Interner, Progress, TensorDecl, Trace, tensor_decl
+from advisor.adapters.trace import Interner, Progress, Trace, tensor_decls
 from advisor.errors import AdvisorError
 
 NAME = "parquet"
@@ -50,7 +50,8 @@ def _read(folder: Path, table: str, wanted: tuple[str, ...] | None) -> Any | Non
             parts.append(pq.read_table(file, columns=columns))
         return pa.concat_tables(parts, promote_options="default") if len(parts) > 1 else parts[0]
     except (OSError, pa.ArrowException) as exc:
-        raise AdvisorError(str(files[0]), f"cannot read Parquet table {table}: {exc}") from None
+        said = " ".join(str(exc).split())  # pyarrow's messages can run over several lines
+        raise AdvisorError(str(files[0]), f"cannot read Parquet table {table}: {said}") from None
 
 
 def _first_row(table: Any | None) -> dict[str, Any]:
@@ -74,16 +75,6 @@ def _texts(table: Any, column: str) -> Any:
     values = table.column(column).to_pylist() if column in table.column_names else [""] * table.num_rows
     codes = np.fromiter((interner.code(v or "") for v in values), dtype=np.int32, count=table.num_rows)
     return interner.codes(codes)
-
-
-def _tensors(table: Any) -> tuple[TensorDecl, ...]:
-    """TensorInfo rows; Explorer leaves the load_to_sbuf_* columns null for NKI kernels (dynamic DMA)."""
-    rows = table.to_pylist()
-    decls = (tensor_decl(r.get("variable_name"), r.get("type"), r.get("size"),
-                         reported_repeat=r.get("load_to_sbuf_repeat_factor"),
-                         reported_loaded_bytes=r.get("load_to_sbuf_total_size_bytes"),
-                         reported_loads=r.get("load_to_sbuf_dma_count")) for r in rows)
-    return tuple(d for d in decls if d is not None)
 
 
 def load(folder: Path, progress: Progress | None = None) -> Trace:
@@ -117,7 +108,7 @@ def load(folder: Path, progress: Progress | None = None) -> Trace:
         dma_start=_numbers(dma, "start_ts") - float(origin), dma_duration=_numbers(dma, "duration_ns"),
         dma_size=_numbers(dma, "transfer_bytes"), dma_variable=_texts(dma, "variable"),
         summary={**{k: v for k, v in metadata.items() if isinstance(v, (str, int, float))}, **summary},
-        metadata=metadata, tensors=_tensors(tensors),
+        metadata=metadata, tensors=tensor_decls(tensors.to_pylist()),
         warnings=tuple(f"{categories.names[c]}: {messages.names[m]}".strip(": ")
                        for c, m in zip(categories.codes, messages.codes, strict=True)),
     )

@@ -3,9 +3,11 @@ in machine units (ns, bytes), repeated strings stored once as integer codes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from advisor.yamlsafe import as_number
 
 Progress = Callable[[str], None]
 
@@ -78,25 +80,26 @@ class Percent:
             self.progress(f"{self.what}: {percent} %")
 
 
-def number(value: Any) -> float | None:
+def _size(value: Any) -> float | None:
     """A size or count as files write it (a number, or a number in a string as `neff_node` has it);
-    None when it is not a finite, non-negative number."""
-    import math
-
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    value = float(value)
-    return value if math.isfinite(value) and value >= 0 else None
+    None unless finite and non-negative."""
+    number = as_number(value)
+    return number if number is not None and number >= 0 else None
 
 
-def tensor_decl(name: Any, kind: Any, size: Any, **reported: Any) -> TensorDecl | None:
-    """A declared tensor, or None for an entry without a name (legacy `neff_node` also lists other nodes)."""
-    if not isinstance(name, str) or not name.strip():
-        return None
-    return TensorDecl(name=name, kind=kind.strip().upper() if isinstance(kind, str) else "", size=number(size),
-                      **{k: number(v) for k, v in reported.items()})
+def tensor_decls(rows: Iterable[Any]) -> tuple[TensorDecl, ...]:
+    """The tensors a file declares: legacy `neff_node` entries or Explorer `TensorInfo` rows (the same
+    `variable_name`, `type`, `size`, plus Explorer's load_to_sbuf_* figures). Entries without a name
+    are skipped (`neff_node` also lists nodes that are not tensors)."""
+    out = []
+    for row in rows:
+        name = row.get("variable_name") if isinstance(row, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            continue
+        kind = row.get("type")
+        out.append(TensorDecl(name=name, kind=kind.strip().upper() if isinstance(kind, str) else "",
+                              size=_size(row.get("size")),
+                              reported_repeat=_size(row.get("load_to_sbuf_repeat_factor")),
+                              reported_loaded_bytes=_size(row.get("load_to_sbuf_total_size_bytes")),
+                              reported_loads=_size(row.get("load_to_sbuf_dma_count"))))
+    return tuple(out)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.metrics import CROSS_CHECK_TOLERANCE
-from advisor.model import Analysis, Hotspot, TraceSummary
+from advisor.model import Analysis, Gap, Hotspot, TraceSummary
 from advisor.report import format as fmt
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
 
@@ -29,8 +29,7 @@ def _check(measured: float | None, reported: float | None) -> str:
         return "—"
     scale = max(abs(measured), abs(reported))
     difference = 0.0 if scale == 0 else abs(measured - reported) / scale
-    verdict = "agrees" if difference <= CROSS_CHECK_TOLERANCE else "**differs**"
-    return f"{verdict} ({'< 0.01 %' if 0 < difference < 1e-4 else fmt.percent(difference)} apart)"
+    return "agrees" if difference <= CROSS_CHECK_TOLERANCE else f"**differs by {fmt.percent(difference)}**"
 
 
 def _reported(value: float | None) -> str:
@@ -45,23 +44,38 @@ def _busy_table(t: TraceSummary, analysis: Analysis) -> Table:
         name = escape(e.title) if e.engine else f"{escape(e.title)} (unclassified row)"
         rows.append((name, ", ".join(code(r) for r in e.rows), fmt.seconds(e.busy), share(e.busy),
                      _reported(reported), _check(e.busy, reported)))
-    totals = (("Compute engines", "Tensor, Vector, Scalar, GpSimd", t.compute_busy, None),
+    compute = ", ".join(escape(e.title) for e in t.engines if e.compute)
+    totals = (("Compute engines", compute, t.compute_busy, None),
               ("DMA", "all queues", t.dma_busy, analysis.value("dma_active_time")),
               ("Anything", "every row and DMA", t.busy_union, analysis.value("total_active_time")))
     for name, rows_text, busy, reported in totals:
         if busy is not None:
             rows.append((f"**{name}**", rows_text, fmt.seconds(busy), share(busy), _reported(reported),
                          _check(busy, reported)))
-    return Table(("Engine", "Timeline rows", "Busy (union)", "Share of span", "Summary reports", "Check"),
+    return Table(("Engine", "Timeline rows", "Busy (union)", "Share of the run", "Summary reports", "Check"),
                  tuple(rows), align=("left", "left", "right", "right", "right", "left"))
 
 
 def _trace_section(t: TraceSummary, analysis: Analysis) -> Section:
+    run = "the run" if analysis.value("total_time") is None else "the run (the summary's total_time)"
+    ends = (f" The last event ends at {fmt.seconds(t.last_event_end)}."
+            if t.last_event_end is not None and t.last_event_end < t.span else "")
     blocks: list[Any] = [Paragraph(
-        f"{t.instructions:,} instructions and {t.dma_transfers:,} DMA transfers over {fmt.seconds(t.span)}; "
-        f"something runs {fmt.percent(t.busy_union / t.span if t.span else None)} of that span. Busy times are "
-        "unions of intervals (overlapping instructions or DMA queues counted once), checked against the "
-        f"summary's active times (tolerance {fmt.percent(CROSS_CHECK_TOLERANCE)})."), _busy_table(t, analysis)]
+        f"{t.instructions:,} instructions and {t.dma_transfers:,} DMA transfers over {fmt.seconds(t.span)}, {run}; "
+        f"something runs {fmt.percent(t.busy_union / t.span if t.busy_union is not None and t.span else None)} of "
+        f"it.{ends} Busy times are unions of intervals (overlapping instructions or DMA queues counted once), "
+        f"checked against the summary's active times (they agree within {fmt.percent(CROSS_CHECK_TOLERANCE)} or "
+        "the difference is shown)."), _busy_table(t, analysis)]
+    skipped = [f"{n:,} {what}" for n, what in ((t.skipped_instructions, "instruction events"),
+                                               (t.skipped_dma, "DMA events")) if n]
+    if skipped:
+        blocks.append(Paragraph(f"Left out: {' and '.join(skipped)} without a usable start time or duration "
+                                "(not an object, null, negative or not a number)."))
+    missing = [what for n, what in ((t.instructions, "instruction"), (t.dma_transfers, "DMA")) if not n]
+    if missing:
+        blocks.append(Paragraph(f"The trace has no {' and no '.join(missing)} events: the figures that need them "
+                                "are unavailable (an Explorer folder writes a table only when the profile has that "
+                                "activity, so check that no table was left behind when it was copied)."))
     if t.dma_exposed is not None:
         blocks.append(Paragraph(
             f"**DMA runs while every compute engine is idle for {fmt.seconds(t.dma_exposed)}** "
@@ -84,13 +98,15 @@ def _trace_section(t: TraceSummary, analysis: Analysis) -> Section:
 def _dma_section(t: TraceSummary, analysis: Analysis) -> Section:
     edges, counts = t.dma_size_edges, t.dma_size_counts
     total = sum(counts) or 1
-    labels = [_size_label(edges[i], edges[i + 1]) for i in range(len(counts))]
+    used = [i for i, c in enumerate(counts) if c]
+    shown = range(used[0], used[-1] + 1) if used else range(0)  # empty bins inside the range stay: it is a histogram
+    labels = [_size_label(edges[i], edges[i + 1]) for i in shown]
     table = Table(("Transfer size", "Transfers", "Share"), tuple(
-        (label, f"{c:,}", fmt.percent(c / total)) for label, c in zip(labels, counts, strict=True) if c),
+        (label, f"{counts[i]:,}", fmt.percent(counts[i] / total)) for label, i in zip(labels, shown, strict=True)),
         align=("left", "right", "right"))
     chart = Chart("dma-sizes", "DMA transfers by size", {
-        "kind": "hbar", "labels": labels, "values": [100 * c / total for c in counts],
-        "texts": [fmt.percent(c / total) for c in counts], "xlabel": "share of transfers (%)"},
+        "kind": "hbar", "labels": labels, "values": [100 * counts[i] / total for i in shown],
+        "texts": [fmt.percent(counts[i] / total) for i in shown], "xlabel": "share of transfers (%)"},
         alt="Histogram of DMA transfer sizes")
     return Section("DMA transfer sizes", (Paragraph(
         f"{fmt.percent(analysis.value('dma_small_transfer_fraction'))} of transfers are under 4 KiB and "
@@ -105,8 +121,8 @@ def _tensor_section(t: TraceSummary, analysis: Analysis) -> Section:
     blocks: list[Any] = [Paragraph(
         f"How many full copies of each input and weight tensor DMA loaded: the bytes transfers naming the tensor "
         f"moved, over the size the NEFF declares ({t.tensors_declared:,} tensors declared). "
-        f"{fmt.count(over)} {'was' if over == 1 else 'were'} loaded more than twice, which neuron-profile marks "
-        "with a timeline warning; "
+        f"{fmt.count(over)} {'was' if over == 1 else 'were'} loaded more than twice (neuron-profile's timeline "
+        "view draws a warning around such loads); "
         f"loads beyond one copy of each moved {fmt.bytes_(analysis.value('tensor_reload_excess_bytes'))}. "
         "The most reloaded:")]
     rows = tuple((code(x.name), escape(x.kind) or "—", fmt.bytes_(x.size), fmt.bytes_(x.loaded_bytes),
@@ -117,7 +133,8 @@ def _tensor_section(t: TraceSummary, analysis: Analysis) -> Section:
     if t.dma_unnamed_fraction:
         blocks.append(Paragraph(
             f"{fmt.percent(t.dma_unnamed_fraction)} of DMA bytes name no declared tensor (dynamic DMA captured "
-            "without --enable-dge-notifs, spills, intermediates), so the copies measured here are lower bounds."))
+            f"without {code('--enable-dge-notifs')}, spills, intermediates), so the copies measured here are lower "
+            "bounds."))
     return Section("Tensor loads", tuple(blocks), "tensors")
 
 
@@ -140,10 +157,20 @@ def trace_sections(analysis: Analysis) -> list[Section]:
         sections.append(_tensor_section(t, analysis))
     if t.gaps:
         share = (lambda d: d / t.span) if t.span else (lambda d: None)
-        rows = tuple(("warm-up (before the first event)" if g.start == 0 else "inside the run",
-                      fmt.seconds(g.start), fmt.seconds(g.duration), fmt.percent(share(g.duration))) for g in t.gaps)
-        sections.append(Section("Idle gaps", (Table(("Where", "Starts at", "Length", "Share of span"), rows,
-                                                    align=("left", "right", "right", "right")),), "gaps"))
+
+        def where(g: Gap) -> str:
+            if g.start == 0:
+                return "warm-up (before the first event)"
+            return "after the last event" if t.last_event_end is not None and g.start >= t.last_event_end \
+                else "inside the run"
+
+        rows = tuple((where(g), fmt.seconds(g.start), fmt.seconds(g.duration), fmt.percent(share(g.duration)))
+                     for g in t.gaps)
+        sections.append(Section("Idle gaps", (
+            Paragraph("Time in which no instruction or DMA runs: the warm-up before the first event, the longest "
+                      "gaps inside the run (longest first) and the time after the last event."),
+            Table(("Where", "Starts at", "Length", "Share of the run"), rows,
+                  align=("left", "right", "right", "right"))), "gaps"))
     if t.warnings:
         sections.append(Section("Profiler warnings", (Bullets(tuple(escape(w) for w in t.warnings)),), "warnings"))
     return sections

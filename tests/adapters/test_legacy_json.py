@@ -113,6 +113,26 @@ def test_neff_node_sizes_are_read_from_strings(write):
                                                                             ("input1", "IN", None)]
 
 
+def test_odd_supplementary_members_never_sink_the_trace(write):
+    data = {"summary": {"total_time": 1e-3, "hbm_read_bytes": 100}, "metadata": {"hbm_ddr_bandwidth": 2e11},
+            "warnings": [{"category": None, "message": "m"}, 3],
+            "dma": [{"timestamp": 0, "duration": 2, "transfer_size": 1024, "variable": "a"}],
+            "neff_node": [7, {"variable_name": "a", "size": 512, "type": "IN"}]}
+    whole, streamed = (load_profiles(write("t.json", data), options)[0]
+                       for options in (None, LoadOptions(max_memory=16)))
+    for profile in (whole, streamed):
+        assert [t.name for t in profile.trace.tensors] == ["a"] and profile.trace.warnings == ("m",)
+        assert profile.trace.metadata == {"hbm_ddr_bandwidth": 2e11}  # an object, not a list: kept by both paths
+    data["neff_node"] = {"not": "a list"}
+    assert load_profiles(write("u.json", data))[0].trace.tensors == ()
+
+
+def test_a_large_file_without_events_is_read_as_a_summary():
+    summary = SAMPLES / "sbuf_spill" / "summary.json"  # {"summary": [...], "instruction": []}
+    [streamed] = load_profiles(summary, LoadOptions(max_memory=16))
+    assert streamed.trace is None and streamed.values == load_profiles(summary)[0].values
+
+
 def test_progress_reaches_100_percent_in_both_paths():
     seen: list[str] = []
     load_profiles(TRACE, LoadOptions(progress=seen.append))
@@ -120,8 +140,8 @@ def test_progress_reaches_100_percent_in_both_paths():
     assert len(seen) == len(set(seen))  # a line only when the percent changes
     seen.clear()
     load_profiles(TRACE, LoadOptions(max_memory=1024, progress=seen.append))  # streamed: a pass per member
-    assert "streaming 1 MiB, pass 1 of 6 (instruction): 100 %" in seen
-    assert "streaming 1 MiB, pass 2 of 6 (dma): 100 %" in seen
+    assert "streaming 1 MiB, pass 1 of 4 (instruction): 100 %" in seen
+    assert "streaming 1 MiB, pass 2 of 4 (dma): 100 %" in seen
 
 
 def test_streaming_reports_broken_json_as_one_error(tmp_path):

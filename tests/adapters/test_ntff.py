@@ -106,3 +106,10 @@ def test_trace_without_the_tool_names_the_full_json_command(capture, monkeypatch
     with pytest.raises(AdvisorError, match=r"--output-format json --output-file profile.json` and then "
                                            r"`advisor report profile.json`"):
         load_profiles(capture, LoadOptions(trace=True))
+
+
+def test_trace_is_refused_for_an_input_that_is_not_an_ntff(tmp_path):
+    from tests_support import SAMPLES
+
+    with pytest.raises(AdvisorError, match=r"--trace converts an \.ntff"):
+        load_profiles(SAMPLES / "mp2_energy" / "summary.json", LoadOptions(trace=True))
