@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from itertools import islice
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -21,10 +23,6 @@ from advisor.errors import AdvisorError
 
 NAME = "json"
 SNIFF_BYTES = 1 << 20
-INSTRUCTION_NUMBERS = ("timestamp", "duration")
-INSTRUCTION_TEXTS = ("label", "hlo_name", "nki_source_location")
-DMA_NUMBERS = ("timestamp", "duration", "transfer_size")
-DMA_TEXTS = ("variable",)
 
 
 class _Instruction(msgspec.Struct, gc=False):
@@ -51,8 +49,8 @@ class _Trace(msgspec.Struct):
     after the other, so no list of millions of objects is ever alive (peak memory ≈ the file plus the
     columns plus one list's slices)."""
 
-    summary: list[dict[str, Any]] | dict[str, Any] = []
-    metadata: list[dict[str, Any]] | dict[str, Any] = []
+    summary: Any = []
+    metadata: Any = []
     instruction: msgspec.Raw = EMPTY
     dma: msgspec.Raw = EMPTY
     # supplementary members: whatever shape they have, they never make the trace unreadable
@@ -66,10 +64,11 @@ def sniff(head: bytes) -> bool:
     return start == b"{" and (b'"instruction"' in head[:SNIFF_BYTES] or b'"dma"' in head[:SNIFF_BYTES])
 
 
-def _first(member: list[dict[str, Any]] | dict[str, Any]) -> dict[str, Any]:
+def _first(member: Any) -> dict[str, Any]:
+    """`summary` and `metadata`: one object, or a list holding it; anything else holds nothing."""
     if isinstance(member, dict):
         return member
-    return member[0] if member and isinstance(member[0], dict) else {}
+    return member[0] if isinstance(member, list) and member and isinstance(member[0], dict) else {}
 
 
 def _objects(member: Any) -> list[dict[str, Any]]:
@@ -83,10 +82,16 @@ def _warning(item: dict[str, Any]) -> tuple[str, str]:
 BATCH = 8192  # events decoded together: the C decoder does the loop, memory stays one batch wide
 
 
+@cache
+def _defaults(kind: type) -> Any:
+    return kind()
+
+
 def _lenient(event: Any, kind: type) -> Any:
-    """An event with an odd field (null, a string for a number, …): the fields of the right type are
-    kept, the others take their defaults (an unknown time makes the event invalid, not the file)."""
-    defaults = kind()
+    """An event as a struct whatever its fields hold: fields of the right type are kept, the others
+    (null, a string for a number, …) take their defaults; an unknown time makes the event invalid,
+    not the file."""
+    defaults = _defaults(kind)
     if not isinstance(event, dict):
         return defaults
     kept = {}
@@ -108,27 +113,38 @@ def _batches(raws: list[msgspec.Raw], kind: type) -> Iterator[list[Any]]:
             yield [_lenient(event, kind) for event in untyped.decode(text)]
 
 
-def _columns(raws: list[msgspec.Raw], kind: type, numbers: tuple[str, ...], texts: tuple[str, ...],
-             done: Callable[[int], None]) -> dict[str, Any]:
-    """Numeric fields as float64 columns, text fields as integer codes, batch by batch."""
+def _columns(batches: Iterable[list[Any]], kind: type, count: int | None = None,
+             done: Callable[[int], None] = lambda _: None) -> dict[str, Any]:
+    """The struct's numeric fields as float64 columns and its text fields as integer codes, filled
+    batch by batch without a Python-level loop over events: into arrays of `count` events when the
+    count is known (no second copy), else from per-batch pieces."""
     import numpy as np
 
-    n = len(raws)
-    out: dict[str, Any] = {f: np.empty(n) for f in numbers}
-    codes = {f: np.empty(n, dtype=np.int32) for f in texts}
+    texts = {f for f in kind.__struct_fields__ if isinstance(getattr(_defaults(kind), f), str)}
+    dtypes = {f: np.int32 if f in texts else np.float64 for f in kind.__struct_fields__}
+    whole = {f: np.empty(count, dtype=d) for f, d in dtypes.items()} if count is not None else None
+    parts: dict[str, list[Any]] = {f: [] for f in dtypes}
     interners = {f: Interner() for f in texts}
     at = 0
-    for batch in _batches(raws, kind):
-        size = len(batch)
-        for f in numbers:
-            out[f][at:at + size] = np.fromiter(map(attrgetter(f), batch), dtype=np.float64, count=size)
-        for f in texts:
-            codes[f][at:at + size] = np.fromiter(map(interners[f].__getitem__, map(attrgetter(f), batch)),
-                                                 dtype=np.int32, count=size)
-        at += size
+    for batch in batches:
+        for f, dtype in dtypes.items():
+            values = map(attrgetter(f), batch)
+            column = np.fromiter(map(interners[f].__getitem__, values) if f in texts else values, dtype=dtype,
+                                 count=len(batch))
+            if whole is not None:
+                whole[f][at:at + len(batch)] = column
+            else:
+                parts[f].append(column)
+        at += len(batch)
         done(at)
-    out.update({f: interners[f].codes(codes[f]) for f in texts})
-    return out
+    columns = whole or {f: np.concatenate(p) if p else np.empty(0, dtype=dtypes[f]) for f, p in parts.items()}
+    return {f: interners[f].codes(c) if f in texts else c for f, c in columns.items()}
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 def _trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, Any], metadata: dict[str, Any],
@@ -141,8 +157,7 @@ def _trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, Any], 
         warnings=tuple(f"{category}: {message}".strip(": ") for category, message in warnings))
 
 
-def _member(raw: msgspec.Raw, name: str, kind: type, numbers: tuple[str, ...], texts: tuple[str, ...],
-            what: str, progress: Progress | None) -> dict[str, Any]:
+def _member(raw: msgspec.Raw, name: str, kind: type, what: str, progress: Progress | None) -> dict[str, Any]:
     """One event list's columns, from its raw slice."""
     try:
         events = msgspec.json.decode(raw, type=list[msgspec.Raw])
@@ -150,7 +165,7 @@ def _member(raw: msgspec.Raw, name: str, kind: type, numbers: tuple[str, ...], t
         raise msgspec.ValidationError(f"{exc} - at `$.{name}`") from None
     percent = Percent(progress, f"reading {len(events):,} {what}")
     percent(0, len(events))
-    return _columns(events, kind, numbers, texts, lambda done: percent(done, len(events)))
+    return _columns(_batches(events, kind), kind, len(events), lambda done: percent(done, len(events)))
 
 
 def decode(data: bytes, where: str, progress: Progress | None = None) -> Trace:
@@ -158,9 +173,8 @@ def decode(data: bytes, where: str, progress: Progress | None = None) -> Trace:
     gc.disable()  # millions of small objects: the collector would rescan them all (3-7× slower)
     try:
         trace = msgspec.json.decode(data, type=_Trace)
-        instr = _member(trace.instruction, "instruction", _Instruction, INSTRUCTION_NUMBERS, INSTRUCTION_TEXTS,
-                        "instructions", progress)
-        dma = _member(trace.dma, "dma", _Dma, DMA_NUMBERS, DMA_TEXTS, "DMA transfers", progress)
+        instr = _member(trace.instruction, "instruction", _Instruction, "instructions", progress)
+        dma = _member(trace.dma, "dma", _Dma, "DMA transfers", progress)
     except msgspec.ValidationError as exc:
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
@@ -187,12 +201,9 @@ class _CountingReader:
 
 def stream(path: Path, progress: Progress | None = None) -> Trace:
     """A trace too large to hold in memory: streamed with ijson's C parser (yajl), one pass per
-    member, events appended to compact columns. Slower than `decode` (≈5×) but flat in memory:
-    peak RSS is the columns, not the file."""
-    import array
-
+    member, events filled into the same compact columns batch by batch. Slower than `decode` but flat in
+    memory: peak RSS is the columns, not the file."""
     import ijson
-    import numpy as np
 
     where = str(path)
     size = path.stat().st_size
@@ -211,27 +222,12 @@ def stream(path: Path, progress: Progress | None = None) -> Trace:
             return item if isinstance(item, dict) else {}
         return {}
 
-    def columns(prefix: str, numbers: tuple[str, ...], texts: tuple[str, ...]) -> dict[str, Any]:
-        values = {f: array.array("d") for f in numbers}
-        codes = {f: array.array("i") for f in texts}
-        interners = {f: Interner() for f in texts}
-        for event in items(prefix):
-            if not isinstance(event, dict):
-                event = {}  # not an event: its time is unknown, so the analysis skips it
-            for f in numbers:
-                value = event.get(f, -1)
-                values[f].append(float(value) if isinstance(value, (int, float)) and not isinstance(value, bool)
-                                 else -1.0)
-            for f in texts:
-                value = event.get(f, "")
-                codes[f].append(interners[f].code(value if isinstance(value, str) else ""))
-        out: dict[str, Any] = {f: np.frombuffer(values[f], dtype=np.float64) for f in numbers}
-        out.update({f: interners[f].codes(np.frombuffer(codes[f], dtype=np.int32)) for f in texts})
-        return out
+    def columns(prefix: str, kind: type) -> dict[str, Any]:
+        return _columns(_chunks((_lenient(event, kind) for event in items(prefix)), BATCH), kind)
 
     try:
-        instr = columns("instruction.item", INSTRUCTION_NUMBERS, INSTRUCTION_TEXTS)
-        dma = columns("dma.item", DMA_NUMBERS, DMA_TEXTS)
+        instr = columns("instruction.item", _Instruction)
+        dma = columns("dma.item", _Dma)
         tensors = tensor_decls(items("neff_node.item"))
         warnings = [_warning(w) for w in items("warnings.item") if isinstance(w, dict)]
         return _trace(instr, dma, first("summary.item") or first("summary"),
