@@ -22,7 +22,7 @@ def hardware_env(hardware: Hardware | None) -> dict[str, float | None]:
     return {f"hw_{k}": v for k, v in hardware.values.items()} if hardware else {}
 
 
-def _relative_difference(reported: float, derived: float) -> float | None:
+def relative_difference(reported: float, derived: float) -> float | None:
     scale = max(abs(reported), abs(derived))
     return 0.0 if scale == 0 else abs(reported - derived) / scale
 
@@ -103,7 +103,7 @@ def _checked(metric: Metric, definition: MetricDef, env: Mapping[str, float | No
     if not independent or any(env.get(n) is None for n in inputs) or metric.value is None:
         return replace(metric, formula=definition.expr.text, inputs=inputs)
     derived = _number(definition.expr.evaluate(env))
-    difference = None if derived is None else _relative_difference(metric.value, derived)
+    difference = None if derived is None else relative_difference(metric.value, derived)
     agrees = None if difference is None else difference <= CROSS_CHECK_TOLERANCE
     check = CrossCheck(derived_value=derived, relative_difference=difference,
                        tolerance=CROSS_CHECK_TOLERANCE, agrees=agrees)

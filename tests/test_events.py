@@ -9,7 +9,7 @@ from advisor.events import summarize, trace_rules
 
 def _codes(values):
     interner = Interner()
-    return interner.codes(np.array([interner.code(v) for v in values], dtype=np.int32))
+    return interner.codes(np.array([interner[v] for v in values], dtype=np.int32))
 
 
 def _trace(instructions=(), dmas=(), tensors=()):

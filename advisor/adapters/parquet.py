@@ -73,7 +73,7 @@ def _texts(table: Any, column: str) -> Any:
 
     interner = Interner()
     values = table.column(column).to_pylist() if column in table.column_names else [""] * table.num_rows
-    codes = np.fromiter((interner.code(v or "") for v in values), dtype=np.int32, count=table.num_rows)
+    codes = np.fromiter((interner[v or ""] for v in values), dtype=np.int32, count=table.num_rows)
     return interner.codes(codes)
 
 

@@ -60,9 +60,6 @@ class Interner(dict):
         code = self[value] = len(self)
         return code
 
-    def code(self, value: str) -> int:
-        return self[value]
-
     def codes(self, column: Any) -> Codes:
         return Codes(codes=column, names=tuple(self))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.metrics import CROSS_CHECK_TOLERANCE
+from advisor.metrics import CROSS_CHECK_TOLERANCE, relative_difference
 from advisor.model import Analysis, Gap, Hotspot, TraceSummary
 from advisor.report import format as fmt
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
@@ -27,8 +27,7 @@ def _check(measured: float | None, reported: float | None) -> str:
     """The event-derived time against the summary's own figure for it."""
     if measured is None or reported is None:
         return "—"
-    scale = max(abs(measured), abs(reported))
-    difference = 0.0 if scale == 0 else abs(measured - reported) / scale
+    difference = relative_difference(reported, measured)
     return "agrees" if difference <= CROSS_CHECK_TOLERANCE else f"**differs by {fmt.percent(difference)}**"
 
 
@@ -36,13 +35,17 @@ def _reported(value: float | None) -> str:
     return "—" if value is None else fmt.seconds(value)
 
 
+def _share(t: TraceSummary, seconds: float) -> str:
+    """A time as a share of the run."""
+    return fmt.percent(seconds / t.span if t.span else None)
+
+
 def _busy_table(t: TraceSummary, analysis: Analysis) -> Table:
-    share = (lambda s: fmt.percent(s / t.span)) if t.span else (lambda s: fmt.percent(None))
     rows = []
     for e in t.engines:
         reported = analysis.value(f"{e.engine}_engine_active_time") if e.engine else None
         name = escape(e.title) if e.engine else f"{escape(e.title)} (unclassified row)"
-        rows.append((name, ", ".join(code(r) for r in e.rows), fmt.seconds(e.busy), share(e.busy),
+        rows.append((name, ", ".join(code(r) for r in e.rows), fmt.seconds(e.busy), _share(t, e.busy),
                      _reported(reported), _check(e.busy, reported)))
     compute = ", ".join(escape(e.title) for e in t.engines if e.compute)
     totals = (("Compute engines", compute, t.compute_busy, None),
@@ -50,7 +53,7 @@ def _busy_table(t: TraceSummary, analysis: Analysis) -> Table:
               ("Anything", "every row and DMA", t.busy_union, analysis.value("total_active_time")))
     for name, rows_text, busy, reported in totals:
         if busy is not None:
-            rows.append((f"**{name}**", rows_text, fmt.seconds(busy), share(busy), _reported(reported),
+            rows.append((f"**{name}**", rows_text, fmt.seconds(busy), _share(t, busy), _reported(reported),
                          _check(busy, reported)))
     return Table(("Engine", "Timeline rows", "Busy (union)", "Share of the run", "Summary reports", "Check"),
                  tuple(rows), align=("left", "left", "right", "right", "right", "left"))
@@ -126,7 +129,7 @@ def _tensor_section(t: TraceSummary, analysis: Analysis) -> Section:
         f"loads beyond one copy of each moved {fmt.bytes_(analysis.value('tensor_reload_excess_bytes'))}. "
         "The most reloaded:")]
     rows = tuple((code(x.name), escape(x.kind) or "—", fmt.bytes_(x.size), fmt.bytes_(x.loaded_bytes),
-                  fmt.count(x.loads), f"{fmt.ratio(x.repeat, '×')}" + (" (reported)" if x.source == "reported" else ""))
+                  fmt.count(x.loads), fmt.ratio(x.repeat, "×") + (" (reported)" if x.source == "reported" else ""))
                  for x in t.tensor_loads)
     blocks.append(Table(("Tensor", "Kind", "Size", "Loaded", "Transfers", "Copies loaded"), rows,
                         align=("left", "left", "right", "right", "right", "right")))
@@ -136,6 +139,21 @@ def _tensor_section(t: TraceSummary, analysis: Analysis) -> Section:
             f"without {code('--enable-dge-notifs')}, spills, intermediates), so the copies measured here are lower "
             "bounds."))
     return Section("Tensor loads", tuple(blocks), "tensors")
+
+
+def _gaps_section(t: TraceSummary) -> Section:
+    def where(g: Gap) -> str:
+        if g.start == 0:
+            return "warm-up (before the first event)"
+        after = t.last_event_end is not None and g.start >= t.last_event_end
+        return "after the last event" if after else "inside the run"
+
+    rows = tuple((where(g), fmt.seconds(g.start), fmt.seconds(g.duration), _share(t, g.duration)) for g in t.gaps)
+    return Section("Idle gaps", (
+        Paragraph("Time in which no instruction or DMA runs: the warm-up before the first event, the longest gaps "
+                  "inside the run (longest first) and the time after the last event."),
+        Table(("Where", "Starts at", "Length", "Share of the run"), rows, align=("left", "right", "right", "right"))),
+        "gaps")
 
 
 def trace_sections(analysis: Analysis) -> list[Section]:
@@ -156,21 +174,7 @@ def trace_sections(analysis: Analysis) -> list[Section]:
         sections.append(_dma_section(t, analysis))
         sections.append(_tensor_section(t, analysis))
     if t.gaps:
-        share = (lambda d: d / t.span) if t.span else (lambda d: None)
-
-        def where(g: Gap) -> str:
-            if g.start == 0:
-                return "warm-up (before the first event)"
-            return "after the last event" if t.last_event_end is not None and g.start >= t.last_event_end \
-                else "inside the run"
-
-        rows = tuple((where(g), fmt.seconds(g.start), fmt.seconds(g.duration), fmt.percent(share(g.duration)))
-                     for g in t.gaps)
-        sections.append(Section("Idle gaps", (
-            Paragraph("Time in which no instruction or DMA runs: the warm-up before the first event, the longest "
-                      "gaps inside the run (longest first) and the time after the last event."),
-            Table(("Where", "Starts at", "Length", "Share of the run"), rows,
-                  align=("left", "right", "right", "right"))), "gaps"))
+        sections.append(_gaps_section(t))
     if t.warnings:
         sections.append(Section("Profiler warnings", (Bullets(tuple(escape(w) for w in t.warnings)),), "warnings"))
     return sections
