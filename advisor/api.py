@@ -6,16 +6,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from advisor import __version__, hardware
-from advisor.adapters import LoadOptions, choose, load_profiles
-from advisor.adapters.parquet import is_explorer_dir
-from advisor.compare import DEFAULT_NOISE, compare, compare_series
-from advisor.context import judge, load_context
-from advisor.engine import Selection, evaluate
-from advisor.events import summarize
-from advisor.metrics import derive, hardware_env
-from advisor.model import Analysis, Comparison, Entry, Profile, Series
-from advisor.rulepack import RuleSet, load_packs
+from advisor import __version__
+from advisor.compare.diff import DEFAULT_NOISE, compare, compare_series
+from advisor.core.model import Analysis, Comparison, Entry, Profile, Series
+from advisor.engine.evaluate import Selection, evaluate
+from advisor.investigation.context import judge, load_context
+from advisor.kinds.neuron.adapters import LoadOptions, choose, load_profiles
+from advisor.kinds.neuron.adapters.parquet import is_explorer_dir
+from advisor.kinds.neuron.events import summarize
+from advisor.metrics import hardware
+from advisor.metrics.derive import derive, hardware_env
+from advisor.packs.load import RuleSet, load_packs
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     chosen entry (default: the slowest) with an overview of all of them."""
     options = options or AnalyzeOptions()
     if path.is_dir() and not is_explorer_dir(path):
-        from advisor.ranks import analyze_ranks
+        from advisor.inputs.ranks import analyze_ranks
 
         return analyze_ranks(path, options, jobs, progress)
     ruleset = load_packs(options.rule_paths)
@@ -115,7 +116,7 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
 
 def load_analysis(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
     """A saved analysis JSON (`advisor report … -o x.json`) as it is, or a profile analysed now."""
-    from advisor import serialize
+    from advisor.core import serialize
 
     saved = serialize.read_if_analysis(path)
     return saved if saved is not None else analyze(path, options)

@@ -7,8 +7,8 @@ from conftest import run_cli
 from tests_support import SAMPLES
 
 from advisor.api import analyze, compare_inputs, default_labels
-from advisor.compare import compare
-from advisor.model import Series
+from advisor.compare.diff import compare
+from advisor.core.model import Series
 
 BEFORE = SAMPLES / "weight_reload" / "summary.json"
 AFTER = SAMPLES / "weight_reload_fixed" / "summary.json"
@@ -146,7 +146,7 @@ def test_regression_gate_refuses_to_judge_without_total_time(tmp_path):
 
 
 def test_an_analysis_saved_before_engines_were_grouped_still_loads(tmp_path):
-    from advisor.serialize import read_if_analysis
+    from advisor.core.serialize import read_if_analysis
 
     done = run_cli("report", SAMPLES / "legacy_trace" / "profile.json", "-o", tmp_path / "new.json")
     assert done.returncode == 0, done.stderr

@@ -2,8 +2,8 @@ import pytest
 from tests_support import SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze
-from advisor.context import amdahl
-from advisor.errors import AdvisorError
+from advisor.core.errors import AdvisorError
+from advisor.investigation.context import amdahl
 
 MP2 = SAMPLES / "mp2_energy" / "summary.json"
 CONTEXT = SAMPLES / "mp2_energy" / "investigation.yaml"
@@ -108,7 +108,7 @@ def test_next_steps_follow_the_amdahl_result():
 
 
 def test_every_fraction_mistake_is_listed(write):
-    from advisor.errors import Problems
+    from advisor.core.errors import Problems
 
     text = ("hypotheses:\n  - {name: a, expect: 'dma_active_time_percent > 1.5'}\n"
             "  - {name: b, expect: 'dma_active_time_percent >= 100'}\n"

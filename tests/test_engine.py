@@ -1,11 +1,11 @@
 import pytest
 
-from advisor.engine import Selection, evaluate, resolve_params
-from advisor.errors import AdvisorError
-from advisor.hardware import resolve
-from advisor.metrics import derive
-from advisor.model import Profile, SourceInfo
-from advisor.rulepack import load_packs
+from advisor.core.errors import AdvisorError
+from advisor.core.model import Profile, SourceInfo
+from advisor.engine.evaluate import Selection, evaluate, resolve_params
+from advisor.metrics.derive import derive
+from advisor.metrics.hardware import resolve
+from advisor.packs.load import load_packs
 
 RULESET = load_packs()
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from advisor.adapters.trace import Interner, TensorDecl, Trace
-from advisor.events import summarize, trace_rules
+from advisor.kinds.neuron.adapters.columns import Interner, TensorDecl, Trace
+from advisor.kinds.neuron.events import summarize, trace_rules
 
 
 def _codes(values):

@@ -2,8 +2,8 @@
 
 import pytest
 
-from advisor.examples import run_example
-from advisor.rulepack import load_packs
+from advisor.engine.examples import run_example
+from advisor.packs.load import load_packs
 
 RULESET = load_packs()
 CASES = [(rule, ex) for rule in RULESET.rules for ex in rule.examples]

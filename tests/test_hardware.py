@@ -1,7 +1,7 @@
 import pytest
 
-from advisor.errors import AdvisorError
-from advisor.hardware import for_instance_type, resolve, target_names
+from advisor.core.errors import AdvisorError
+from advisor.metrics.hardware import for_instance_type, resolve, target_names
 
 
 def test_targets():

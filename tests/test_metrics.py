@@ -1,8 +1,8 @@
 import pytest
 
-from advisor.adapters import load_profiles
 from advisor.api import analyze_profile
-from advisor.rulepack import load_packs
+from advisor.kinds.neuron.adapters import load_profiles
+from advisor.packs.load import load_packs
 
 
 @pytest.fixture(scope="module")

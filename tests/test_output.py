@@ -7,8 +7,8 @@ from conftest import run_cli
 from markdown_it import MarkdownIt
 from tests_support import SAMPLES
 
-from advisor.errors import AdvisorError
-from advisor.output import check_output, write_report
+from advisor.core.errors import AdvisorError
+from advisor.report.output import check_output, write_report
 from advisor.report.pdf import _fetcher
 
 MP2 = SAMPLES / "mp2_energy" / "summary.json"

@@ -11,9 +11,9 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.adapters import load_profiles
-from advisor.errors import AdvisorError
-from advisor.expr import ExprError, compile_expression
+from advisor.core.errors import AdvisorError
+from advisor.kinds.neuron.adapters import load_profiles
+from advisor.packs.expr import ExprError, compile_expression
 from advisor.report import format as fmt
 
 MANY = settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow,

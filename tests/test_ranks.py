@@ -7,9 +7,9 @@ import pytest
 from conftest import run_cli
 from tests_support import SAMPLES
 
-from advisor.adapters import LoadOptions
 from advisor.api import AnalyzeOptions, analyze
-from advisor.errors import AdvisorError
+from advisor.core.errors import AdvisorError
+from advisor.kinds.neuron.adapters import LoadOptions
 
 RANKS = SAMPLES / "multi_rank"
 

@@ -1,7 +1,7 @@
 from tests_support import ROOT
 
-from advisor.rule_docs import generate
-from advisor.rulepack import load_packs
+from advisor.engine.docs import generate
+from advisor.packs.load import load_packs
 
 
 def test_docs_rules_is_up_to_date():

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from tests_support import ROOT
 
-from advisor.errors import AdvisorError
-from advisor.rulepack import PackError, builtin_pack_paths, load_packs
+from advisor.core.errors import AdvisorError
+from advisor.packs.load import PackError, builtin_pack_paths, load_packs
 
 GOOD_RULE = """
   - id: T001

@@ -70,8 +70,8 @@ def test_multi_core_picks_the_straggler():
 
 
 def analyze_entry(entry):
-    from advisor.adapters import LoadOptions
     from advisor.api import AnalyzeOptions
+    from advisor.kinds.neuron.adapters import LoadOptions
 
     return analyze(SAMPLES / "multi_core" / "summary.json", AnalyzeOptions(load=LoadOptions(entry=entry)))
 
@@ -93,7 +93,7 @@ def test_text_layouts_give_the_same_numbers():
 
 
 def test_legacy_trace_sections_and_findings(tmp_path):
-    from advisor.render import render
+    from advisor.report.render import render
 
     a = analyze(SAMPLES / "legacy_trace" / "profile.json")
     assert a.trace is not None and a.trace.instructions == 1270

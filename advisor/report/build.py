@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from advisor.model import Analysis
+from advisor.core.model import Analysis
+from advisor.core.resources import load_yaml_resource
+from advisor.kinds.neuron.trace_report import trace_sections
 from advisor.report import format as fmt
 from advisor.report.charts import finite
 from advisor.report.document import Bullets, Chart, CodeBlock, Document, Paragraph, Section, Table, code, escape
@@ -20,13 +22,11 @@ from advisor.report.investigation import (
     hypotheses_section,
     meaning_section,
 )
-from advisor.report.trace import trace_sections
-from advisor.resources import load_yaml_resource
 
 
 @lru_cache(maxsize=1)
 def layout() -> dict[str, Any]:
-    return load_yaml_resource("data/report.yaml")
+    return load_yaml_resource("kinds/neuron/data/report.yaml")
 
 
 @dataclass(frozen=True)

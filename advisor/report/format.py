@@ -163,7 +163,7 @@ def annotated(expression: str, values: Mapping[str, tuple[float | None, str]]) -
     """An expression with each name followed by its value and unit, and each number compared with
     a name shown in that name's unit, so a reader can check it:
     `dma_active_time_percent (26.42 %) > 50.00 %`."""
-    from advisor.expr import ExprError, compared_constants, compile_expression
+    from advisor.packs.expr import ExprError, compared_constants, compile_expression
 
     try:
         parsed = compile_expression(expression)

@@ -3,7 +3,7 @@ hypotheses judged by the profile, and what it all means."""
 
 from __future__ import annotations
 
-from advisor.model import Amdahl, Analysis
+from advisor.core.model import Amdahl, Analysis
 from advisor.report import format as fmt
 from advisor.report.document import Bullets, Chart, CodeBlock, Paragraph, Section, Table, code, escape
 from advisor.report.findings import root_causes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import jinja2
 
-from advisor.resources import shipped_dir
+from advisor.core.resources import shipped_dir
 
 
 def environment(kind: str, autoescape: bool) -> jinja2.Environment:

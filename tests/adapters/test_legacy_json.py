@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from tests_support import FIXTURES, SAMPLES
 
-from advisor.adapters import LoadOptions, load_profiles
-from advisor.errors import AdvisorError
-from advisor.events import summarize, union
+from advisor.core.errors import AdvisorError
+from advisor.kinds.neuron.adapters import LoadOptions, load_profiles
+from advisor.kinds.neuron.events import summarize, union
 
 TRACE = SAMPLES / "legacy_trace" / "profile.json"
 STATS = json.loads((FIXTURES / "legacy_trace.stats.json").read_text())
@@ -82,7 +82,7 @@ def test_malformed_traces(write, content, problem):
 
 
 def test_timeline_counts_overlaps_once():
-    from advisor.events import _timeline
+    from advisor.kinds.neuron.events import _timeline
 
     start = np.array([0.0, 0.0, 50.0])  # two overlapping intervals in the first half, one in the second
     duration = np.array([50.0, 50.0, 25.0])

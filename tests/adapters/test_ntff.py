@@ -6,8 +6,8 @@ import os
 import pytest
 from tests_support import FAKE_BIN
 
-from advisor.adapters import LoadOptions, load_profiles
-from advisor.errors import AdvisorError
+from advisor.core.errors import AdvisorError
+from advisor.kinds.neuron.adapters import LoadOptions, load_profiles
 
 
 @pytest.fixture
@@ -51,7 +51,7 @@ def test_explicit_tool_and_neff(capture, tmp_path, monkeypatch):
 
 def test_without_the_tool_names_the_command_to_run(capture, monkeypatch):
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    monkeypatch.setattr("advisor.adapters.ntff.DEFAULT_TOOL_DIR", capture.parent / "none")
+    monkeypatch.setattr("advisor.kinds.neuron.adapters.ntff.DEFAULT_TOOL_DIR", capture.parent / "none")
     with pytest.raises(AdvisorError) as info:
         load_profiles(capture)
     problem = info.value.problem
@@ -93,7 +93,7 @@ def test_trace_asks_for_the_full_json_and_reads_its_events(capture, fake_on_path
 
 
 def test_trace_with_neuron_explorer_asks_for_its_parquet_directory(tmp_path):
-    from advisor.adapters.ntff import _output_arguments
+    from advisor.kinds.neuron.adapters.ntff import _output_arguments
 
     assert _output_arguments("/opt/aws/neuron/bin/neuron-explorer", tmp_path) == (
         ("--output-file", str(tmp_path / "explorer")), tmp_path / "explorer")
@@ -102,7 +102,7 @@ def test_trace_with_neuron_explorer_asks_for_its_parquet_directory(tmp_path):
 
 def test_trace_without_the_tool_names_the_full_json_command(capture, monkeypatch):
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    monkeypatch.setattr("advisor.adapters.ntff.DEFAULT_TOOL_DIR", capture.parent / "none")
+    monkeypatch.setattr("advisor.kinds.neuron.adapters.ntff.DEFAULT_TOOL_DIR", capture.parent / "none")
     with pytest.raises(AdvisorError, match=r"--output-format json --output-file profile.json` and then "
                                            r"`advisor report profile.json`"):
         load_profiles(capture, LoadOptions(trace=True))

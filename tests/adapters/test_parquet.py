@@ -7,10 +7,10 @@ import pyarrow.parquet as pq
 import pytest
 from tests_support import SAMPLES
 
-from advisor.adapters import load_profiles
-from advisor.adapters.parquet import is_explorer_dir, table_files
 from advisor.api import analyze
-from advisor.errors import AdvisorError
+from advisor.core.errors import AdvisorError
+from advisor.kinds.neuron.adapters import load_profiles
+from advisor.kinds.neuron.adapters.parquet import is_explorer_dir, table_files
 
 FOLDER = SAMPLES / "explorer_parquet"
 

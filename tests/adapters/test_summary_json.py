@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from advisor.adapters import choose, load_profiles
-from advisor.errors import AdvisorError
+from advisor.core.errors import AdvisorError
+from advisor.kinds.neuron.adapters import choose, load_profiles
 
 FLAT = {"total_time": 0.5, "hbm_read_bytes": 1000, "vector_engine_active_time_percent": 0.25,
         "instance_type": "trn1.2xlarge"}

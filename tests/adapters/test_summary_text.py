@@ -1,7 +1,7 @@
 import pytest
 
-from advisor.adapters import load_profiles
-from advisor.errors import AdvisorError
+from advisor.core.errors import AdvisorError
+from advisor.kinds.neuron.adapters import load_profiles
 
 HUMANISED = """\
 Group     Metric                              Value

@@ -8,7 +8,7 @@ from pypdf import PdfReader
 from tests_support import SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze
-from advisor.render import render
+from advisor.report.render import render
 
 PROFILES = sorted(p for p in SAMPLES.glob("*/summary*.*") if p.suffix in (".json", ".txt"))
 PROFILES.append(SAMPLES / "legacy_trace" / "profile.json")

@@ -10,7 +10,7 @@ import pytest
 from tests_support import ROOT, SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze, compare_inputs, default_labels
-from advisor.render import render, render_comparison
+from advisor.report.render import render, render_comparison
 
 GOLDEN = ROOT / "tests" / "golden"
 CONTEXT = Path("samples/mp2_energy/investigation.yaml")

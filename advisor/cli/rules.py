@@ -1,0 +1,109 @@
+"""`advisor rules list|show|validate|test|docs`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from advisor.core.errors import AdvisorError
+from advisor.packs.load import RuleDef, RuleSet, load_packs
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+
+
+def _list(ruleset: RuleSet) -> int:
+    rows = [("ID", "NAME", "SEVERITY", "CATEGORY", "PACK", "TITLE")]
+    rows += [(r.id, r.name, r.severity, r.category, r.pack, r.title) for r in sorted(ruleset.rules, key=lambda r: r.id)]
+    print(_table(rows))
+    return 0
+
+
+def _show(rule: RuleDef) -> int:
+    print(f"{rule.id} {rule.name}: {rule.title}")
+    print(f"  pack {rule.pack} · severity {rule.severity} · category {rule.category} · defined at {rule.where}")
+    if rule.requires:
+        print(f"  requires: {', '.join(rule.requires)}")
+    if rule.explains:
+        print(f"  explains: {', '.join(rule.explains)} (they are not root causes when this fires)")
+    print(f"  when: {rule.when.text}")
+    for name, value in rule.params.items():
+        unit = rule.param_units.get(name, "")
+        print(f"  param {name} = {value:g}{' ' + unit if unit else ''}")
+    print(f"  message: {rule.message}")
+    if rule.root_cause:
+        print(f"  root cause: {rule.root_cause}")
+    print(f"  recommendation: {rule.recommendation}")
+    if rule.estimated_speedup:
+        capped = f" (capped by the estimate of {', '.join(rule.requires)})" if rule.requires else ""
+        print(f"  estimated speedup: {rule.estimated_speedup.text}{capped}")
+    for ref in rule.references:
+        print(f"  reference: {ref}")
+    for ex in rule.examples:
+        metrics = ", ".join(f"{k}={v:g}" if v is not None else f"{k}=null" for k, v in ex.metrics.items())
+        hw = f" on {ex.hardware}" if ex.hardware else ""
+        print(f"  example ({ex.expect}{hw}): {metrics}")
+    return 0
+
+
+def _named_by(pack, paths: list[Path]) -> bool:
+    return any(Path(pack.path).resolve() == path.resolve() for path in paths)
+
+
+def _test(ruleset: RuleSet, paths: list[Path]) -> int:
+    from advisor.engine.examples import run_examples
+
+    wanted = {p.name for p in ruleset.packs if not paths or _named_by(p, paths)}
+    results = run_examples(ruleset, wanted)
+    failures = [r for r in results if not r.ok]
+    for r in failures:
+        detail = f" ({r.detail})" if r.detail else ""
+        print(f"FAIL {r.example.where}: expected {r.example.expect}, got {r.outcome}{detail}")
+    untested = [r.name for r in ruleset.rules if r.pack in wanted and not r.examples]
+    for name in untested:
+        print(f"note: rule {name} has no examples")
+    print(f"{len(results) - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+def _docs(ruleset: RuleSet, folder: Path) -> int:
+    from advisor.engine.docs import generate
+    from advisor.report.output import write_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = generate(ruleset)
+    for stale in folder.glob("*.md"):
+        if stale.name not in pages:
+            stale.unlink()
+    for name, text in pages.items():
+        write_atomic(folder / name, text.encode("utf-8"))
+    print(f"wrote {len(pages)} pages to {folder}")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    action = args.rules_command
+    if action == "validate":
+        ruleset = load_packs(args.paths)  # raises PackError listing every problem
+        own = [p for p in ruleset.packs if _named_by(p, args.paths)]
+        for pack in own:
+            print(f"{pack.path}: pack {pack.name} {pack.version}: {len(pack.rules)} rules, "
+                  f"{len(pack.metrics)} metrics, {sum(len(r.examples) for r in pack.rules)} examples: ok")
+        return 0
+    if action == "test":
+        return _test(load_packs(args.paths), args.paths)
+    if action == "docs":
+        return _docs(load_packs(), args.folder)
+    ruleset = load_packs(args.rules)
+    if action == "list":
+        return _list(ruleset)
+    rule = ruleset.rule(args.rule)
+    if rule is None:
+        import difflib
+
+        close = difflib.get_close_matches(args.rule, [r.name for r in ruleset.rules], n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise AdvisorError(args.rule, f"no such rule{hint} (see `advisor rules list`)")
+    return _show(rule)

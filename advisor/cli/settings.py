@@ -1,0 +1,103 @@
+"""Project settings: `advisor.toml`, or `[tool.advisor]` in pyproject.toml, found from the working
+directory upwards. Command-line options override them."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from advisor.core.errors import AdvisorError
+from advisor.core.model import SEVERITIES
+from advisor.core.yamlsafe import as_number
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+KEYS = ("rules", "select", "ignore", "set", "fail_on", "hardware")
+
+
+@dataclass(frozen=True)
+class Settings:
+    path: Path | None = None  # the file they came from
+    rules: tuple[Path, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    params: dict[str, float] = field(default_factory=dict)
+    fail_on: str | None = None
+    hardware: str | None = None
+
+
+def _strings(where: str, key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise AdvisorError(where, f"'{key}' must be a list of strings")
+    return tuple(value)
+
+
+def parse_settings(data: dict[str, Any], path: Path) -> Settings:
+    where = str(path)
+    unknown = [k for k in data if k not in KEYS]
+    if unknown:
+        raise AdvisorError(where, f"unknown setting '{unknown[0]}'; known: {', '.join(KEYS)}")
+    params: dict[str, float] = {}
+    raw_set = data.get("set", {})
+    if not isinstance(raw_set, dict):
+        raise AdvisorError(where, "'set' must be a table of \"rule.param\" = number")
+    for key, value in raw_set.items():
+        number = as_number(value)
+        if number is None or "." not in key:
+            raise AdvisorError(where, f"set: '{key}' must be \"rule.param\" = number")
+        params[key] = number
+    fail_on = data.get("fail_on")
+    if fail_on is not None and fail_on not in SEVERITIES:
+        raise AdvisorError(where, f"fail_on must be one of {', '.join(SEVERITIES)}")
+    hardware = data.get("hardware")
+    if hardware is not None and not isinstance(hardware, str):
+        raise AdvisorError(where, "'hardware' must be a name or a file path")
+    if hardware and hardware.endswith((".yaml", ".yml")):
+        hardware = str((path.parent / hardware).resolve())
+    return Settings(
+        path=path, rules=tuple((path.parent / p).resolve() for p in _strings(where, "rules", data.get("rules", []))),
+        select=_strings(where, "select", data.get("select", [])),
+        ignore=_strings(where, "ignore", data.get("ignore", [])),
+        params=params, fail_on=fail_on, hardware=hardware,
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AdvisorError(str(path), f"cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise AdvisorError(str(path), f"invalid TOML: {exc}") from None
+
+
+def find_settings(start: Path) -> Settings:
+    """The nearest advisor.toml, or pyproject.toml with [tool.advisor], from `start` upwards."""
+    for folder in [start, *start.parents]:
+        own = folder / "advisor.toml"
+        if own.is_file():
+            return parse_settings(_read_toml(own), own)
+        project = folder / "pyproject.toml"
+        if project.is_file():
+            table = _read_toml(project).get("tool", {}).get("advisor")
+            if table is not None:
+                if not isinstance(table, dict):
+                    raise AdvisorError(str(project), "[tool.advisor] must be a table")
+                return parse_settings(table, project)
+    return Settings()
+
+
+def load_settings(explicit: Path | None, start: Path) -> Settings:
+    if explicit is None:
+        return find_settings(start)
+    data = _read_toml(explicit)
+    if explicit.name == "pyproject.toml":
+        data = data.get("tool", {}).get("advisor", {})
+    return parse_settings(data, explicit)

@@ -1,0 +1,107 @@
+"""Analysis × Analysis -> Comparison: what changed between attempts, metric by metric and rule by
+rule, and whether the two are comparable at all."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from advisor.core.model import Analysis, Comparison, FindingChange, MetricChange, Series, Side
+from advisor.core.resources import load_yaml_resource
+
+DEFAULT_NOISE = 0.02
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, Any]:
+    return load_yaml_resource("kinds/neuron/data/compare.yaml")
+
+
+def _groups() -> list[dict[str, Any]]:
+    return _table()["groups"]
+
+
+def always_shown() -> frozenset[str]:
+    return frozenset(_table()["always"])
+
+
+def group_of(name: str) -> str | None:
+    for group in _groups():
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in group["metrics"]):
+            return group["name"]
+    return None
+
+
+def side(analysis: Analysis, label: str) -> Side:
+    return Side(label=label, source=analysis.source, info=dict(analysis.info),
+                hardware=analysis.hardware.name if analysis.hardware else None, packs=dict(analysis.packs),
+                advisor_version=analysis.advisor_version)
+
+
+def _change(name: str, before: Analysis, after: Analysis, noise: float, group: str) -> MetricChange:
+    old, new = before.metrics.get(name), after.metrics.get(name)
+    metric = new or old
+    assert metric is not None
+    better = (new and new.better) or (old and old.better)
+    a, b = (old.value if old else None), (new.value if new else None)
+    if a is None or b is None:
+        return MetricChange(name, metric.unit, group, a, b, None, "n/a", better)
+    if a == b:
+        change: float | None = 0.0
+    else:
+        change = None if a == 0 else (b - a) / abs(a)
+    if change is not None and abs(change) <= noise:
+        verdict = "unchanged"
+    elif better is None:
+        verdict = "n/a"
+    else:
+        verdict = "better" if (b > a) == (better == "higher") else "worse"
+    return MetricChange(name, metric.unit, group, a, b, change, verdict, better)
+
+
+def _warnings(before: Side, after: Side) -> list[str]:
+    out = []
+    if before.hardware != after.hardware:
+        out.append(f"Different hardware: {before.hardware or 'unknown'} → {after.hardware or 'unknown'}; peaks, "
+                   "ridge points and utilisation percentages are not comparable.")
+    for key, what in (("instance_type", "instance types"), ("profiler_version", "profiler versions"),
+                      ("compiler_version", "compiler versions"), ("runtime_version", "runtime versions")):
+        a, b = before.info.get(key), after.info.get(key)
+        if a != b:
+            out.append(f"Different {what}: {a or 'unknown'} → {b or 'unknown'}.")
+    for pack in sorted(set(before.packs) | set(after.packs)):
+        a, b = before.packs.get(pack), after.packs.get(pack)
+        if a != b:
+            out.append(f"Rule pack {pack}: {a or 'not loaded'} → {b or 'not loaded'}; findings may differ because "
+                       "the rules did.")
+    return out
+
+
+def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("before", "after"),
+            noise: float = DEFAULT_NOISE) -> Comparison:
+    names = sorted(n for n in set(before.metrics) | set(after.metrics) if group_of(n))
+    metrics = {n: _change(n, before, after, noise, group_of(n) or "") for n in names}
+    old = {f.name: f for f in before.findings}
+    new = {f.name: f for f in after.findings}
+    findings = [FindingChange(n, old[n].title, old[n].severity, "fixed", old[n], None) for n in old if n not in new]
+    findings += [FindingChange(n, new[n].title, new[n].severity, "new", None, new[n]) for n in new if n not in old]
+    findings += [FindingChange(n, new[n].title, new[n].severity, "persisting", old[n], new[n])
+                 for n in new if n in old]
+    a, b = before.value("total_time"), after.value("total_time")
+    sides = side(before, labels[0]), side(after, labels[1])
+    return Comparison(
+        before=sides[0], after=sides[1], speedup=a / b if a and b else None, noise=noise, metrics=metrics,
+        findings=tuple(findings), warnings=tuple(_warnings(*sides)),
+        root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
+        root_cause_after=tuple(f.name for f in after.findings if f.root_cause),
+    )
+
+
+def compare_series(analyses: Sequence[Analysis], labels: Sequence[str], noise: float = DEFAULT_NOISE) -> Series:
+    steps = tuple(compare(analyses[i], analyses[i + 1], (labels[i], labels[i + 1]), noise)
+                  for i in range(len(analyses) - 1))
+    overall = compare(analyses[0], analyses[-1], (labels[0], labels[-1]), noise)
+    return Series(sides=tuple(side(a, label) for a, label in zip(analyses, labels, strict=True)),
+                  total_times=tuple(a.value("total_time") for a in analyses), steps=steps, overall=overall)

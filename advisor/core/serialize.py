@@ -1,0 +1,254 @@
+"""The analysis JSON (docs/analysis-json.md): written by `report -o x.json`, read back by compare."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from advisor.core.errors import AdvisorError
+from advisor.core.model import (
+    SCHEMA_VERSION,
+    Amdahl,
+    Analysis,
+    Comparison,
+    CrossCheck,
+    EngineBusy,
+    Entry,
+    Evidence,
+    Expectation,
+    Finding,
+    Gap,
+    Hardware,
+    Hotspot,
+    Hypothesis,
+    Investigation,
+    Metric,
+    NotApplicable,
+    RuleOutcome,
+    Series,
+    Side,
+    SourceInfo,
+    TensorLoad,
+    TraceSummary,
+)
+
+SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
+
+
+def to_dict(analysis: Analysis) -> dict[str, Any]:
+    source = asdict(analysis.source)
+    source["entries"] = list(analysis.source.entries)
+    for key in SOURCE_FIELDS:
+        source[key] = analysis.info.get(key)
+    source["info"] = dict(sorted(analysis.info.items()))
+    hardware = None
+    if analysis.hardware:
+        hw = analysis.hardware
+        hardware = {
+            "name": hw.name, "description": hw.description, "chosen_by": hw.chosen_by,
+            "values": {k: {"value": v, "unit": hw.units.get(k, "")} for k, v in sorted(hw.values.items())},
+            "references": list(hw.references), "notes": list(hw.notes),
+        }
+    return {
+        "schema_version": analysis.schema_version,
+        "advisor_version": analysis.advisor_version,
+        "source": source,
+        "hardware": hardware,
+        "packs": dict(analysis.packs),
+        "metrics": {name: _metric(m) for name, m in analysis.metrics.items()},
+        "findings": [_finding(f) for f in analysis.findings],
+        "not_applicable": [{"name": n.name, "title": n.title, "missing": list(n.missing)}
+                           for n in analysis.not_applicable],
+        "outcomes": [asdict(o) for o in analysis.outcomes],
+        "notes": list(analysis.notes),
+        "investigation": _investigation(analysis.investigation),
+        "entries": [asdict(e) for e in analysis.entries],
+        "trace": _trace(analysis.trace),
+    }
+
+
+def _trace(trace: TraceSummary | None) -> dict[str, Any] | None:
+    if trace is None:
+        return None
+    out = asdict(trace)
+    out["dma_size_edges"] = [e if e != float("inf") else None for e in trace.dma_size_edges]  # JSON has no inf
+    return out
+
+
+def _trace_from(data: dict[str, Any] | None) -> TraceSummary | None:
+    if not data:
+        return None
+    if "engines" not in data:  # written before rows were grouped into engines: each row stands alone
+        data = {**{k: v for k, v in data.items() if k != "engine_busy"}, "engines": [
+            {"engine": "", "title": row, "rows": [row], "busy": busy, "compute": False}
+            for row, busy in data.get("engine_busy", {}).items()]}
+    return TraceSummary(**{
+        **data, "engines": tuple(EngineBusy(**{**e, "rows": tuple(e["rows"])}) for e in data["engines"]),
+        "hotspots_hlo": tuple(Hotspot(**h) for h in data["hotspots_hlo"]),
+        "hotspots_nki": tuple(Hotspot(**h) for h in data["hotspots_nki"]),
+        "dma_size_edges": tuple(float("inf") if e is None else e for e in data["dma_size_edges"]),
+        "dma_size_counts": tuple(data["dma_size_counts"]), "timeline_edges": tuple(data["timeline_edges"]),
+        "timeline": {k: tuple(v) for k, v in data["timeline"].items()},
+        "gaps": tuple(Gap(**g) for g in data["gaps"]), "warnings": tuple(data["warnings"]),
+        "tensor_loads": tuple(TensorLoad(**t) for t in data.get("tensor_loads", ()))})
+
+
+def _investigation(inv: Investigation | None) -> dict[str, Any] | None:
+    if inv is None:
+        return None
+    out = asdict(inv)
+    out["hypotheses"] = [{**asdict(h), "evidence": {k: asdict(e) for k, e in h.evidence.items()}}
+                         for h in inv.hypotheses]
+    return out
+
+
+def _investigation_from(data: dict[str, Any] | None) -> Investigation | None:
+    if not data:
+        return None
+    workload = data.get("amdahl")
+    return Investigation(
+        title=data.get("title"), tracker=data.get("tracker"), date=data.get("date"), context=data.get("context"),
+        amdahl=Amdahl(**{**workload, "changed": tuple(workload["changed"])}) if workload else None,
+        expectations=tuple(Expectation(**e) for e in data.get("expectations", [])),
+        hypotheses=tuple(Hypothesis(**{**h, "evidence": {k: Evidence(**e) for k, e in h["evidence"].items()}})
+                         for h in data.get("hypotheses", [])),
+    )
+
+
+def _metric(m: Metric) -> dict[str, Any]:
+    out: dict[str, Any] = {"value": m.value, "unit": m.unit, "source": m.source, "description": m.description}
+    if m.formula:
+        out["formula"] = m.formula
+        out["inputs"] = list(m.inputs)
+    if m.missing:
+        out["missing"] = list(m.missing)
+    if m.check:
+        out["check"] = asdict(m.check)
+    if m.note:
+        out["note"] = m.note
+    if m.better:
+        out["better"] = m.better
+    return out
+
+
+def _finding(f: Finding) -> dict[str, Any]:
+    return {
+        "id": f.id, "name": f.name, "pack": f.pack, "severity": f.severity, "category": f.category,
+        "title": f.title, "message": f.message, "root_cause": f.root_cause, "because": list(f.because),
+        "evidence": {k: {"value": e.value, "unit": e.unit} for k, e in f.evidence.items()},
+        "params": {k: {"value": p.value, "unit": p.unit} for k, p in f.params.items()},
+        "estimated_speedup": f.estimated_speedup,
+        "recommendation": f.recommendation, "root_cause_text": f.root_cause_text,
+        "condition": f.condition, "references": list(f.references), "explains": list(f.explains),
+    }
+
+
+def dumps(analysis: Analysis) -> str:
+    return json.dumps(to_dict(analysis), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# ------------------------------------------------------------------------------------ reading back
+
+
+def from_dict(data: dict[str, Any], where: str) -> Analysis:
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise AdvisorError(where, f"analysis schema_version {data.get('schema_version')!r} is not supported "
+                                  f"(this advisor reads {SCHEMA_VERSION})")
+    try:
+        src = data["source"]
+        source = SourceInfo(path=src["path"], format=src["format"], shape=src.get("shape", ""),
+                            entry=src.get("entry"), entries=tuple(src.get("entries") or ()),
+                            converted_with=src.get("converted_with"))
+        hw = data.get("hardware")
+        hardware = None
+        if hw:
+            hardware = Hardware(
+                name=hw["name"], description=hw.get("description", ""),
+                values={k: float(v["value"]) for k, v in hw["values"].items()},
+                units={k: v.get("unit", "") for k, v in hw["values"].items()}, chosen_by=hw.get("chosen_by", ""),
+                references=tuple(hw.get("references") or ()), notes=tuple(hw.get("notes") or ()),
+            )
+        metrics = {name: Metric(
+            name=name, value=m["value"], unit=m.get("unit", ""), source=m.get("source", "reported"),
+            description=m.get("description", ""), formula=m.get("formula"), inputs=tuple(m.get("inputs") or ()),
+            missing=tuple(m.get("missing") or ()), check=CrossCheck(**m["check"]) if m.get("check") else None,
+            note=m.get("note"), better=m.get("better"),
+        ) for name, m in data["metrics"].items()}
+        findings = tuple(Finding(
+            id=f["id"], name=f["name"], pack=f["pack"], severity=f["severity"], category=f["category"],
+            title=f["title"], message=f["message"], root_cause=f["root_cause"], because=tuple(f["because"]),
+            evidence={k: Evidence(value=e["value"], unit=e["unit"]) for k, e in f["evidence"].items()},
+            params={k: Evidence(value=p["value"], unit=p["unit"]) for k, p in f.get("params", {}).items()},
+            estimated_speedup=f.get("estimated_speedup"),
+            recommendation=f.get("recommendation", ""), root_cause_text=f.get("root_cause_text", ""),
+            condition=f.get("condition", ""), references=tuple(f.get("references") or ()),
+            explains=tuple(f.get("explains") or ()),
+        ) for f in data.get("findings", []))
+        return Analysis(
+            advisor_version=data.get("advisor_version", ""), source=source, info=src.get("info", {}),
+            hardware=hardware, metrics=metrics, findings=findings,
+            not_applicable=tuple(NotApplicable(name=n["name"], missing=tuple(n["missing"]), title=n.get("title", ""))
+                                 for n in data.get("not_applicable", [])),
+            outcomes=tuple(RuleOutcome(**o) for o in data.get("outcomes", [])),
+            packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
+            investigation=_investigation_from(data.get("investigation")),
+            entries=tuple(Entry(**e) for e in data.get("entries", [])),
+            trace=_trace_from(data.get("trace")),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None
+
+
+def is_analysis(data: Any) -> bool:
+    return isinstance(data, dict) and "schema_version" in data and "advisor_version" in data
+
+
+def read_if_analysis(path: Path) -> Analysis | None:
+    """The analysis in `path` when it is an advisor analysis JSON; None for anything else (a
+    profile, or a file the profile adapters will explain the problem with)."""
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return None
+    try:
+        head = path.open("rb").read(4096)
+        if b'"advisor_version"' not in head and b'"schema_version"' not in head:
+            return None
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return from_dict(data, str(path)) if is_analysis(data) else None
+
+
+# ------------------------------------------------------------------------------------- comparisons
+
+
+def _comparison(c: Comparison) -> dict[str, Any]:
+    def side(s: Side) -> dict[str, Any]:
+        return {"label": s.label, "source": {**asdict(s.source), "entries": list(s.source.entries),
+                                             **{k: s.info.get(k) for k in SOURCE_FIELDS}},
+                "hardware": s.hardware, "packs": dict(s.packs), "advisor_version": s.advisor_version}
+
+    by_status = {s: [f.name for f in c.findings if f.status == s] for s in ("fixed", "new", "persisting")}
+    return {
+        "schema_version": SCHEMA_VERSION, "before": side(c.before), "after": side(c.after), "speedup": c.speedup,
+        "noise": c.noise,
+        "metrics": {n: {"before": m.before, "after": m.after, "change": m.change, "verdict": m.verdict,
+                        "unit": m.unit, "group": m.group, "better": m.better} for n, m in c.metrics.items()},
+        "findings": by_status,
+        "root_cause": {"before": list(c.root_cause_before), "after": list(c.root_cause_after)},
+        "warnings": list(c.warnings),
+    }
+
+
+def comparison_json(result: Comparison | Series) -> str:
+    if isinstance(result, Series):
+        data: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION,
+            "attempts": [{"label": s.label, "source": s.source.path, "total_time": t}
+                         for s, t in zip(result.sides, result.total_times, strict=True)],
+            "steps": [_comparison(c) for c in result.steps], "overall": _comparison(result.overall),
+        }
+    else:
+        data = _comparison(result)
+    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,181 @@
+"""Forward chaining over the rule packs: every rule ends fired, passed, not applicable or skipped.
+
+Rules come in dependency order (rulepack orders them with graphlib), and rules only add facts,
+so one pass reaches the fixpoint. A fired rule none of whose dependants fired is a root cause.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from advisor.core.errors import AdvisorError
+from advisor.core.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
+from advisor.metrics.derive import hardware_env
+from advisor.packs.load import RuleDef, RuleSet, param_problem
+from advisor.report import format as fmt
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules run and with which parameters (--select, --ignore, --set, advisor.toml)."""
+
+    select: tuple[str, ...] = ()  # names, ids, categories or globs; empty = all
+    ignore: tuple[str, ...] = ()
+    params: Mapping[str, float] = field(default_factory=dict)  # "rule.param" -> value
+
+    def resolve(self, ruleset: RuleSet) -> set[str]:
+        """The names of the rules to run. A selected rule brings the rules it requires (it cannot
+        fire without them); a pattern that matches no rule is an error, so a typo in CI cannot
+        silently switch a gate off."""
+
+        def matching(pattern: str, option: str) -> set[str]:
+            found = {r.name for r in ruleset.rules
+                     if any(fnmatch.fnmatchcase(k, pattern) for k in (r.name, r.id, r.category, r.pack))}
+            if not found:
+                raise AdvisorError(option, f"'{pattern}' matches no rule, id, category or pack "
+                                           "(see `advisor rules list`)")
+            return found
+
+        chosen = set().union(*(matching(p, "--select") for p in self.select)) if self.select else {
+            r.name for r in ruleset.rules}
+        by_name = {r.name: r for r in ruleset.rules}
+        pending = list(chosen)
+        while pending:
+            for required in by_name[pending.pop()].requires:
+                if required not in chosen:
+                    chosen.add(required)
+                    pending.append(required)
+        ignored = set().union(*(matching(p, "--ignore") for p in self.ignore)) if self.ignore else set()
+        return chosen - ignored
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    findings: tuple[Finding, ...]
+    not_applicable: tuple[NotApplicable, ...]
+    outcomes: tuple[RuleOutcome, ...]
+
+
+def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str, dict[str, float]]:
+    """Each rule's params with the overrides applied; an override naming an unknown rule or param
+    is an error, so a typo never silently leaves a threshold unchanged."""
+    params = {r.name: dict(r.params) for r in ruleset.rules}
+    for key, value in overrides.items():
+        rule_key, _, param = key.rpartition(".")
+        rule = ruleset.rule(rule_key)
+        if rule is None:
+            raise AdvisorError("--set", f"{key}: no rule named '{rule_key}'")
+        if param not in rule.params:
+            known = ", ".join(rule.params) or "none"
+            raise AdvisorError("--set", f"{key}: rule {rule.name} has no param '{param}' (its params: {known})")
+        problem = param_problem(param, float(value), rule.param_units.get(param, ""))
+        if problem:
+            raise AdvisorError("--set", f"{key}: {problem}")
+        params[rule.name][param] = float(value)
+    return params
+
+
+def _condition_text(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
+    """The `when` with each name followed by its value, so a reader can check it."""
+    return fmt.annotated(rule.when.text, {n: (env.get(n), units.get(n, "")) for n in rule.when.names})
+
+
+def _message(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
+    """Placeholders become numbers with units (or a pack-given format spec); checked at load."""
+    parts = []
+    for literal, name, spec, _ in string.Formatter().parse(rule.message):
+        parts.append(literal)
+        if name is not None:
+            parts.append(fmt.with_spec(env.get(name), units.get(name, ""), spec or ""))
+    return "".join(parts)
+
+
+def _root_inputs(names: list[str], metrics: Mapping[str, Metric]) -> tuple[str, ...]:
+    """What to capture: a missing derived metric is replaced by the inputs it is missing, down to
+    profile fields and hardware figures."""
+    out: list[str] = []
+    stack = list(reversed(names))
+    seen: set[str] = set()
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        metric = metrics.get(name)
+        if metric is not None and metric.source == "derived" and metric.missing:
+            stack.extend(reversed(metric.missing))
+        else:
+            out.append(name)
+    return tuple(out)
+
+
+def _clamp(value: object) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    return min(1.0, max(0.0, float(value)))  # type: ignore[arg-type]
+
+
+def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware | None,
+             selection: Selection | None = None) -> EngineResult:
+    selection = selection or Selection()
+    params_by_rule = resolve_params(ruleset, selection.params)
+    base_env: dict[str, float | None] = {**hardware_env(hardware), **{n: m.value for n, m in metrics.items()}}
+    hw_units = {f"hw_{k}": v for k, v in hardware.units.items()} if hardware else {}
+    units = {**hw_units, **{n: m.unit for n, m in metrics.items()}}
+    fired: dict[str, Finding] = {}
+    outcomes: list[RuleOutcome] = []
+    not_applicable: list[NotApplicable] = []
+    by_name = {r.name: r for r in ruleset.rules}
+    chosen_names = selection.resolve(ruleset)
+    chosen = [r for r in ruleset.rules if r.name in chosen_names]
+
+    for rule in chosen:
+        unmet = [req for req in rule.requires if req not in fired]
+        if unmet:
+            why = ", ".join(f"{r} ({'not selected' if r not in chosen_names else 'did not fire'})" for r in unmet)
+            outcomes.append(RuleOutcome(rule.name, "skipped", f"requires {why}"))
+            continue
+        params = params_by_rule[rule.name]
+        env = {**base_env, **params}
+        rule_units = {**units, **rule.param_units}
+        result = rule.when.evaluate(env)
+        if result is None:
+            missing = _root_inputs([n for n in rule.when.names if env.get(n) is None], metrics)
+            not_applicable.append(NotApplicable(rule.name, missing, rule.title))
+            outcomes.append(RuleOutcome(rule.name, "not_applicable", "missing " + ", ".join(missing)))
+            continue
+        if not result:
+            outcomes.append(RuleOutcome(rule.name, "passed"))
+            continue
+        speedup = _clamp(rule.estimated_speedup.evaluate(env)) if rule.estimated_speedup else None
+        for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
+            cap = fired[parent].estimated_speedup
+            if cap is None and by_name[parent].estimated_speedup is not None:
+                speedup = None  # the parent's bound is unknown, so this one cannot be bounded either
+            elif speedup is not None and cap is not None:
+                speedup = min(speedup, cap)
+        evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
+        fired[rule.name] = Finding(
+            id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
+            title=rule.title, message=_message(rule, env, rule_units), root_cause=False, because=rule.requires,
+            evidence=evidence, estimated_speedup=speedup,
+            params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
+            recommendation=rule.recommendation, root_cause_text=rule.root_cause,
+            condition=_condition_text(rule, env, rule_units), references=rule.references,
+        )
+        outcomes.append(RuleOutcome(rule.name, "fired"))
+
+    explained_by: dict[str, list[str]] = {}
+    for f in fired.values():
+        for name in (*f.because, *by_name[f.name].explains):
+            if name in fired:
+                explained_by.setdefault(name, []).append(f.name)
+    findings = [replace(f, root_cause=f.name not in explained_by,
+                        explains=tuple(n for n in by_name[f.name].explains if n in fired))
+                for f in fired.values()]
+    findings.sort(key=lambda f: (-(f.estimated_speedup if f.estimated_speedup is not None else -1.0),
+                                 -SEVERITIES.index(f.severity), f.id))
+    return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes))

@@ -1,0 +1,42 @@
+"""Run rule packs' own examples: each example's metrics go through the whole pipeline (derived
+metrics, hardware, every rule), and the rule under test must end as the example expects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from advisor.core.model import Profile, SourceInfo
+from advisor.engine.evaluate import Selection, evaluate
+from advisor.metrics import hardware
+from advisor.metrics.derive import derive
+from advisor.packs.load import Example, RuleDef, RuleSet
+
+_OUTCOME_OF_EXPECT = {"fire": "fired", "pass": "passed", "not_applicable": "not_applicable", "skip": "skipped"}
+
+
+@dataclass(frozen=True)
+class ExampleResult:
+    rule: RuleDef
+    example: Example
+    outcome: str
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return _OUTCOME_OF_EXPECT[self.example.expect] == self.outcome
+
+
+def run_example(ruleset: RuleSet, rule: RuleDef, example: Example) -> ExampleResult:
+    profile = Profile(source=SourceInfo(path=example.where, format="example", shape="example"),
+                      values=dict(example.metrics), info={})
+    hw = hardware.resolve(None, example.hardware) if example.hardware else None
+    metrics = derive(profile, hw, ruleset)
+    overrides = {f"{rule.name}.{k}": v for k, v in example.params.items()}
+    result = evaluate(ruleset, metrics, hw, Selection(params=overrides))
+    outcome = next(o for o in result.outcomes if o.name == rule.name)
+    return ExampleResult(rule=rule, example=example, outcome=outcome.outcome, detail=outcome.detail)
+
+
+def run_examples(ruleset: RuleSet, pack_names: set[str] | None = None) -> list[ExampleResult]:
+    return [run_example(ruleset, rule, ex) for rule in ruleset.rules
+            if pack_names is None or rule.pack in pack_names for ex in rule.examples]

@@ -1,0 +1,79 @@
+"""Writing results: atomically (temporary file in the target folder, then rename), so a failed
+run leaves nothing behind and an earlier report is never half-overwritten."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from advisor.core.errors import AdvisorError
+
+FORMATS = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".htm": "html", ".pdf": "pdf"}
+
+
+def format_for(path: Path | None, explicit: str | None) -> str:
+    """The format from -o's extension, or --format; the two must agree (no Markdown in a .pdf)."""
+    if path is None:
+        return explicit or "md"
+    found = FORMATS.get(path.suffix.lower())
+    if explicit:
+        if found is not None and found != explicit:
+            raise AdvisorError(str(path), f"--format {explicit} does not match the extension {path.suffix}")
+        return explicit
+    if found is None:
+        raise AdvisorError(str(path), f"cannot tell the output format from '{path.suffix or 'no extension'}'; "
+                                      "use .md, .json, .html or .pdf, or --format")
+    return found
+
+
+def check_output(output: Path, inputs: Iterable[Path]) -> None:
+    """Before any work: the folder must exist, and the output must not be one of the inputs."""
+    folder = output.parent if str(output.parent) else Path(".")
+    if not folder.is_dir():
+        raise AdvisorError(str(output), f"folder {folder} does not exist")
+    if output.is_dir():
+        raise AdvisorError(str(output), "is a folder; give a file name such as report.md")
+    for source in inputs:
+        try:
+            same = output.exists() and source.exists() and output.resolve() == source.resolve()
+        except OSError:
+            same = False
+        if same:
+            raise AdvisorError(str(output), "-o names an input file; refusing to overwrite it")
+
+
+def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str | None) -> None:
+    """The chart files first, then the report that links them; stale charts of earlier runs are
+    removed. The chart folder is refused if it is a symlink, so nothing is written outside it."""
+    if folder:
+        target = path.parent / folder
+        if target.is_symlink() or (target.exists() and not target.is_dir()):
+            raise AdvisorError(str(target), "exists and is not a plain folder; refusing to write charts into it")
+        target.mkdir(exist_ok=True)
+        for relative, data in files.items():
+            write_atomic(path.parent / relative, data)
+        keep = {Path(relative).name for relative in files}
+        for old in target.glob("*.png"):
+            if old.name not in keep and not old.is_symlink():
+                old.unlink()
+    write_atomic(path, main)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise AdvisorError(str(path), f"folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise AdvisorError(str(path), f"cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
