@@ -164,7 +164,7 @@ def _split(values: list[str]) -> tuple[str, ...]:
 
 def _params(values: list[str]) -> dict[str, float]:
     from advisor.core.errors import AdvisorError
-    from advisor.core.yamlsafe import as_number
+    from advisor.core.numbers import as_number
 
     out = {}
     for item in values:
@@ -267,8 +267,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_metrics(args: argparse.Namespace) -> int:
     import json
 
+    from advisor.core import units as fmt
     from advisor.core.serialize import to_dict
-    from advisor.report import format as fmt
 
     analysis = _analysis(args, _settings(args))
     if args.json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from advisor.core.errors import AdvisorError
+from advisor.core.errors import AdvisorError, suggest
 from advisor.packs.load import RuleDef, RuleSet, load_packs
 
 
@@ -101,9 +101,6 @@ def run(args: argparse.Namespace) -> int:
         return _list(ruleset)
     rule = ruleset.rule(args.rule)
     if rule is None:
-        import difflib
-
-        close = difflib.get_close_matches(args.rule, [r.name for r in ruleset.rules], n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
+        hint = suggest(args.rule, [r.name for r in ruleset.rules])
         raise AdvisorError(args.rule, f"no such rule{hint} (see `advisor rules list`)")
     return _show(rule)

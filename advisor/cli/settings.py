@@ -10,7 +10,7 @@ from typing import Any
 
 from advisor.core.errors import AdvisorError
 from advisor.core.model import SEVERITIES
-from advisor.core.yamlsafe import as_number
+from advisor.core.numbers import as_number
 
 if sys.version_info >= (3, 11):
     import tomllib

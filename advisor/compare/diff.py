@@ -9,9 +9,10 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.core.model import Analysis, Comparison, FindingChange, MetricChange, Series, Side
+from advisor.core.numbers import COMPARE_NOISE
 from advisor.core.resources import load_yaml_resource
 
-DEFAULT_NOISE = 0.02
+DEFAULT_NOISE = COMPARE_NOISE
 
 
 @lru_cache(maxsize=1)

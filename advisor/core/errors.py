@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class AdvisorError(Exception):
     """Bad input or usage. The CLI prints `advisor: error: <where>: <problem>` and exits 2."""
@@ -24,3 +27,9 @@ class Problems(AdvisorError):
 
     def __reduce__(self):
         return (type(self), (self.problems, self.where))
+
+
+def suggest(name: str, known: Iterable[str]) -> str:
+    """`; did you mean 'x'?` for the closest known name, or "" when none is close."""
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""

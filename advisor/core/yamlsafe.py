@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -66,15 +65,3 @@ def load_yaml_file(path: Path, allow_aliases: bool = False) -> Any:
     except UnicodeDecodeError:
         raise AdvisorError(str(path), "not UTF-8 text") from None
     return load_yaml_text(text, str(path), allow_aliases=allow_aliases)
-
-
-def as_number(value: object) -> float | None:
-    """A finite number from YAML, or None. YAML 1.1 reads `1.0e12` and `400e9` (no exponent sign)
-    as text, so numeric text is accepted: users write numbers that way."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        return None
-    try:
-        number = float(value)
-    except (ValueError, OverflowError):
-        return None
-    return number if math.isfinite(number) else None

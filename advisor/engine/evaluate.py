@@ -11,11 +11,12 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from advisor.core import units as fmt
 from advisor.core.errors import AdvisorError
 from advisor.core.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.metrics.derive import hardware_env
+from advisor.packs.expr import annotated
 from advisor.packs.load import RuleDef, RuleSet, param_problem
-from advisor.report import format as fmt
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str
 
 def _condition_text(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
     """The `when` with each name followed by its value, so a reader can check it."""
-    return fmt.annotated(rule.when.text, {n: (env.get(n), units.get(n, "")) for n in rule.when.names})
+    return annotated(rule.when.text, {n: (env.get(n), units.get(n, "")) for n in rule.when.names})
 
 
 def _message(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:

@@ -5,21 +5,20 @@ profile's metrics."""
 from __future__ import annotations
 
 import datetime
-import difflib
 import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from advisor.core.errors import AdvisorError, Problems
+from advisor.core.errors import AdvisorError, Problems, suggest
 from advisor.core.model import Amdahl, Evidence, Expectation, Hypothesis, Investigation, Metric
-from advisor.core.yamlsafe import as_number, load_yaml_file
+from advisor.core.numbers import EXPECTATION_TOLERANCE, as_number, relative_difference
+from advisor.core.yamlsafe import load_yaml_file
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 
 KEYS = ("title", "tracker", "date", "context", "workload", "expectations", "hypotheses")
 WORKLOAD_KEYS = ("baseline", "optimized", "target_speedup")
-DEFAULT_TOLERANCE = 0.02
 
 
 @dataclass(frozen=True)
@@ -77,9 +76,7 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
         raise AdvisorError(where, "a context file must be a YAML mapping (see docs/context.md)")
     unknown = [str(k) for k in data if k not in KEYS]
     if unknown:
-        close = difflib.get_close_matches(unknown[0], KEYS, n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
-        raise AdvisorError(where, f"unknown key '{unknown[0]}'{hint}")
+        raise AdvisorError(where, f"unknown key '{unknown[0]}'{suggest(unknown[0], KEYS)}")
 
     baseline: dict[str, float] = {}
     optimized: dict[str, float] = {}
@@ -106,11 +103,9 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
         raise AdvisorError(where, "expectations must map metric names to {expr, tolerance}")
     for metric, spec in raw_expect.items():
         if metric not in known:
-            close = difflib.get_close_matches(str(metric), list(known), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise AdvisorError(where, f"expectations: unknown metric '{metric}'{hint}")
+            raise AdvisorError(where, f"expectations: unknown metric '{metric}'{suggest(metric, known)}")
         spec = spec if isinstance(spec, dict) else {"expr": spec}
-        tolerance = as_number(spec.get("tolerance", DEFAULT_TOLERANCE))
+        tolerance = as_number(spec.get("tolerance", EXPECTATION_TOLERANCE))
         if tolerance is None or tolerance < 0:
             raise AdvisorError(where, f"expectations.{metric}.tolerance must be a fraction such as 0.02")
         expectations.append((str(metric), _expression(where, f"expectations.{metric}", spec.get("expr"), known),
@@ -170,10 +165,7 @@ def judge(context: Context, env: Mapping[str, float | None], metrics: Mapping[st
         expected = expr.evaluate(env)
         expected = None if expected is None or isinstance(expected, bool) else float(expected)
         actual = env.get(metric)
-        difference = None
-        if expected is not None and actual is not None:
-            scale = max(abs(expected), abs(actual))
-            difference = 0.0 if scale == 0 else abs(actual - expected) / scale
+        difference = None if expected is None or actual is None else relative_difference(actual, expected)
         verdict = "unavailable" if difference is None else "matches" if difference <= tolerance else "differs"
         unit = metrics[metric].unit if metric in metrics else ""
         expectations.append(Expectation(metric=metric, expr=expr.text, expected=expected, actual=actual, unit=unit,

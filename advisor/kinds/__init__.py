@@ -1,0 +1,86 @@
+"""The profile-kind registry: built-in kinds by name, plus kinds other packages declare under the
+`advisor.kinds` entry-point group (an organisation's profiler is a package, not a fork).
+
+Each kind module exposes `KIND`, a `ProfileKind`. Detection asks each kind in order (built-ins first,
+then plug-ins by name) whether it reads the input, from its first bytes or a folder's names.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from advisor.core.errors import AdvisorError, suggest
+from advisor.kinds.base import LoadOptions, ProfileKind
+
+__all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "detect", "get", "names"]
+
+BUILTIN = {"neuron": "advisor.kinds.neuron"}  # detection order
+ENTRY_POINT_GROUP = "advisor.kinds"
+HEAD_BYTES = 1 << 20  # what detection may look at: enough for a JSON trace's member names
+
+
+def _load(module_path: str) -> ProfileKind:
+    module_name, _, attribute = module_path.partition(":")
+    kind = getattr(importlib.import_module(module_name), attribute or "KIND")
+    if not isinstance(kind, ProfileKind):
+        raise AdvisorError(module_path, "not a profile kind (expected a ProfileKind named KIND)")
+    return kind
+
+
+def available() -> tuple[ProfileKind, ...]:
+    """Every kind, in detection order."""
+    kinds = [_load(path) for path in BUILTIN.values()]
+    plugins = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name)
+    kinds += [_load(e.value) for e in plugins if e.name not in BUILTIN]
+    return tuple(kinds)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(k.name for k in available())
+
+
+def get(name: str) -> ProfileKind:
+    for kind in available():
+        if kind.name == name:
+            return kind
+    known = names()
+    raise AdvisorError("--kind" if name else "kind", f"unknown profile kind '{name}'{suggest(name, known)}; "
+                                                     f"known: {', '.join(known)}")
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of a file (b"" for a folder); the errors every kind would give, given once."""
+    try:
+        if path.is_dir():
+            return b""
+        with path.open("rb") as handle:
+            head = handle.read(HEAD_BYTES)
+    except FileNotFoundError:
+        raise AdvisorError(str(path), "no such file") from None
+    except PermissionError:
+        raise AdvisorError(str(path), "permission denied") from None
+    except OSError as exc:
+        raise AdvisorError(str(path), exc.strerror or str(exc)) from None
+    if not head.strip():
+        raise AdvisorError(str(path), "file is empty")
+    return head
+
+
+def detect(path: Path) -> ProfileKind:
+    """The first kind that reads this input; the error lists every kind tried."""
+    kinds = available()
+    exists = path.exists() or path.is_symlink()
+    head = _head(path) if exists else b""
+    for kind in kinds:
+        adapters = kind.module("adapters")
+        if adapters is not None and adapters.detect(path, head):
+            return kind
+    if not exists:
+        raise AdvisorError(str(path), "no such file")
+    tried = "; ".join(f"{k.title} ({k.formats})" for k in kinds)
+    if path.is_dir():
+        raise AdvisorError(str(path), f"a folder no profile kind reads; tried {tried}")
+    what = "binary data" if b"\x00" in head[:4096] else "unknown format"
+    raise AdvisorError(str(path), f"{what}: no profile kind reads it; tried {tried}")

@@ -12,19 +12,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from advisor.core.model import CrossCheck, Hardware, Metric, Profile
+from advisor.core.numbers import CROSS_CHECK_TOLERANCE, relative_difference
 from advisor.kinds.conventions import field_rules
 from advisor.packs.load import MetricDef, RuleSet
-
-CROSS_CHECK_TOLERANCE = 0.02
 
 
 def hardware_env(hardware: Hardware | None) -> dict[str, float | None]:
     return {f"hw_{k}": v for k, v in hardware.values.items()} if hardware else {}
-
-
-def relative_difference(reported: float, derived: float) -> float | None:
-    scale = max(abs(reported), abs(derived))
-    return 0.0 if scale == 0 else abs(reported - derived) / scale
 
 
 def _reported(profile: Profile, ruleset: RuleSet, definitions: Mapping[str, MetricDef]) -> dict[str, Metric]:

@@ -9,8 +9,9 @@ from typing import Any
 
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Hardware
+from advisor.core.numbers import as_number
 from advisor.core.resources import load_yaml_resource
-from advisor.core.yamlsafe import as_number, load_yaml_file
+from advisor.core.yamlsafe import load_yaml_file
 
 REFERENCE = "AWS Neuron documentation, as collected in shared/reference/neuron-profiler.md §5"
 

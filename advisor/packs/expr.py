@@ -8,12 +8,15 @@ compiled into nested closures. Nothing is ever passed to eval/exec. A missing va
 from __future__ import annotations
 
 import ast
-import difflib
 import itertools
 import math
 import operator
+import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+
+from advisor.core import units
+from advisor.core.errors import suggest
 
 MAX_LENGTH = 2000  # characters; a rule condition longer than this is not a rule a reader can check
 MAX_DEPTH = 32  # nesting of the syntax tree
@@ -129,9 +132,7 @@ class _Compiler:
         if name in FUNCTIONS:
             raise self.fail(f"'{name}' is a function; call it with parentheses", node)
         if self.known is not None and name not in self.known:
-            close = difflib.get_close_matches(name, list(self.known), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise self.fail(f"unknown name '{name}'{hint}", node)
+            raise self.fail(f"unknown name '{name}'{suggest(name, self.known)}", node)
         if name not in self.names:
             self.names.append(name)
         return lambda env: env.get(name)
@@ -281,3 +282,27 @@ def fraction_mistakes(expression: Expression, units: Mapping[str, str]) -> list[
             + (f"; did you mean {constant / 100:g}?" if constant <= 100 else "")
             for name, constant, _, _ in compared_constants(expression)
             if units.get(name) == "fraction" and constant > 1]
+
+
+def annotated(expression: str, values: Mapping[str, tuple[float | None, str]]) -> str:
+    """An expression with each name followed by its value and unit, and each number compared with
+    a name shown in that name's unit, so a reader can check it:
+    `dma_active_time_percent (26.42 %) > 50.00 %`."""
+    try:
+        parsed = compile_expression(expression)
+    except ExprError:
+        return expression
+    text = parsed.text
+    edits: list[tuple[int, int, str]] = []
+    for name, constant, start, end in compared_constants(parsed):
+        unit = values.get(name, (None, ""))[1]
+        if unit in units.SHOWN_IN_UNIT:
+            edits.append((start, end, units.value(constant, unit)))
+    for match in re.finditer(r"\b[a-z_][a-z0-9_]*\b", text):
+        name = match.group(0)
+        if name in values:
+            number, unit = values[name]
+            edits.append((match.end(), match.end(), f" ({units.value(number, unit)})"))
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text

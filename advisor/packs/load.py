@@ -22,12 +22,13 @@ import yaml
 
 from advisor.core.errors import AdvisorError, Problems
 from advisor.core.model import SEVERITIES
+from advisor.core.numbers import as_number
 from advisor.core.resources import load_yaml_resource, shipped_dir
-from advisor.core.yamlsafe import as_number, load_yaml_file
+from advisor.core.units import UNITS
+from advisor.core.yamlsafe import load_yaml_file
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
-UNITS = ("s", "bytes", "FLOP", "FLOP/s", "bytes/s", "FLOP/B", "fraction", "ratio", "count", "cycles", "Hz", "")
 MAX_RULES = 20000
 
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

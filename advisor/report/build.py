@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from advisor.core import units as fmt
 from advisor.core.model import Analysis
 from advisor.core.resources import load_yaml_resource
 from advisor.kinds.neuron.trace_report import trace_sections
-from advisor.report import format as fmt
 from advisor.report.charts import finite
 from advisor.report.document import Bullets, Chart, CodeBlock, Document, Paragraph, Section, Table, code, escape
 from advisor.report.findings import findings_sections, next_steps_section, not_evaluated_section, verdict

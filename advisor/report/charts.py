@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from advisor.report import format as fmt
+from advisor.core import units as fmt
 
 STYLE = {
     "font.family": "DejaVu Sans",

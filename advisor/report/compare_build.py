@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.compare.diff import always_shown
+from advisor.core import units as fmt
 from advisor.core.model import Comparison, FindingChange, MetricChange, Series, Side
-from advisor.report import format as fmt
 from advisor.report.build import layout
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from advisor.core import units as fmt
 from advisor.core.model import Analysis, Finding
-from advisor.report import format as fmt
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
 
 

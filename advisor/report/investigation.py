@@ -3,8 +3,9 @@ hypotheses judged by the profile, and what it all means."""
 
 from __future__ import annotations
 
+from advisor.core import units as fmt
 from advisor.core.model import Amdahl, Analysis
-from advisor.report import format as fmt
+from advisor.packs.expr import annotated
 from advisor.report.document import Bullets, Chart, CodeBlock, Paragraph, Section, Table, code, escape
 from advisor.report.findings import root_causes
 
@@ -113,7 +114,7 @@ def hypotheses_section(analysis: Analysis) -> Section | None:
     mark = {"supported": "supported", "falsified": "**falsified**", "undecided": "undecided (metrics missing)"}
     rows = []
     for h in inv.hypotheses:
-        shown = fmt.annotated(h.expect, {n: (e.value, e.unit) for n, e in h.evidence.items()})
+        shown = annotated(h.expect, {n: (e.value, e.unit) for n, e in h.evidence.items()})
         rows.append((escape(h.name), code(shown), mark[h.verdict]))
     counts = {v: sum(1 for h in inv.hypotheses if h.verdict == v) for v in ("supported", "falsified", "undecided")}
     summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n)

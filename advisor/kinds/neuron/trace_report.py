@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.core import units as fmt
 from advisor.core.model import Analysis, Gap, Hotspot, TraceSummary
-from advisor.metrics.derive import CROSS_CHECK_TOLERANCE, relative_difference
-from advisor.report import format as fmt
+from advisor.core.numbers import CROSS_CHECK_TOLERANCE, relative_difference
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.yamlsafe import as_number
+from advisor.core.numbers import as_number
 
 Progress = Callable[[str], None]
 

@@ -8,8 +8,7 @@ fractions as percents. An unavailable value is shown as "unavailable", never as 
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Mapping
+from collections.abc import Callable
 
 UNAVAILABLE = "unavailable"
 
@@ -124,28 +123,33 @@ def speedup(value: float | None) -> str:
     return UNAVAILABLE if not _usable(value) else f"{_sig(value, 3)}×"
 
 
+def _cycles(v: float | None) -> str:
+    return count(v) + (" cycles" if _usable(v) else "")
+
+
+# The units a metric, input, param or hardware figure may have (machine units), each with how a
+# report shows it. Packs are validated against this table and the pack schema lists it.
+UNITS: dict[str, Callable[[float | None], str]] = {
+    "s": seconds,
+    "bytes": bytes_,
+    "FLOP": flops,
+    "FLOP/s": lambda v: rate(v, "FLOP/s"),
+    "bytes/s": lambda v: rate(v, "bytes/s"),
+    "FLOP/B": lambda v: ratio(v, " FLOP/B"),
+    "fraction": percent,
+    "ratio": lambda v: ratio(v, "×"),
+    "count": count,
+    "cycles": _cycles,
+    "Hz": lambda v: rate(v, "Hz").replace("FLOP/s", "Hz"),
+    "": ratio,
+}
+# Units whose thresholds are shown in the unit, not as the bare number a pack writes (0.5 -> 50.00 %).
+SHOWN_IN_UNIT = frozenset({"fraction", "bytes", "s", "bytes/s", "FLOP/s"})
+
+
 def value(v: float | None, unit: str) -> str:
     """Any metric value by its unit."""
-    if unit == "fraction":
-        return percent(v)
-    if unit == "bytes":
-        return bytes_(v)
-    if unit == "s":
-        return seconds(v)
-    if unit in ("bytes/s", "FLOP/s"):
-        return rate(v, unit)
-    if unit == "FLOP":
-        return flops(v)
-    if unit == "FLOP/B":
-        return ratio(v, " FLOP/B")
-    if unit == "ratio":
-        return ratio(v, "×")
-    if unit == "Hz":
-        return rate(v, "Hz").replace("FLOP/s", "Hz")
-    if unit in ("count", "cycles"):
-        suffix = " cycles" if unit == "cycles" else ""
-        return count(v) + (suffix if _usable(v) else "")
-    return ratio(v)
+    return UNITS.get(unit, ratio)(v)
 
 
 def with_spec(v: float | None, unit: str, spec: str) -> str:
@@ -157,29 +161,3 @@ def with_spec(v: float | None, unit: str, spec: str) -> str:
     if not _usable(v):
         return UNAVAILABLE
     return format(v, spec)
-
-
-def annotated(expression: str, values: Mapping[str, tuple[float | None, str]]) -> str:
-    """An expression with each name followed by its value and unit, and each number compared with
-    a name shown in that name's unit, so a reader can check it:
-    `dma_active_time_percent (26.42 %) > 50.00 %`."""
-    from advisor.packs.expr import ExprError, compared_constants, compile_expression
-
-    try:
-        parsed = compile_expression(expression)
-    except ExprError:
-        return expression
-    text = parsed.text
-    edits: list[tuple[int, int, str]] = []
-    for name, constant, start, end in compared_constants(parsed):
-        unit = values.get(name, (None, ""))[1]
-        if unit in ("fraction", "bytes", "s", "bytes/s", "FLOP/s"):
-            edits.append((start, end, value(constant, unit)))
-    for match in re.finditer(r"\b[a-z_][a-z0-9_]*\b", text):
-        name = match.group(0)
-        if name in values:
-            number, unit = values[name]
-            edits.append((match.end(), match.end(), f" ({value(number, unit)})"))
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
-    return text

@@ -1,0 +1,78 @@
+"""A profile kind: everything one profiler brings (formats, field conventions, hardware table, rule
+packs, report sections, compare groups, overview columns), found by name in the kind's package.
+
+The descriptor imports nothing of its kind's code: the adapters, event analysis and report sections
+are modules of the kind's package, imported when a stage asks for them, so each stage imports only
+its own layer (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from advisor.core.yamlsafe import load_yaml_file
+
+Progress = Callable[[str], None]
+DEFAULT_MAX_MEMORY = 2 << 30  # bytes; a trace decoded in memory peaks at about 1.5× its size
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """How to read an input; `kind_options` holds a kind's own command-line options by their dest
+    (for Neuron: neuron_profile, neff, trace)."""
+
+    entry: str | None = None  # which entry of a file that holds several profiles
+    max_memory: int = DEFAULT_MAX_MEMORY  # full traces above half of it are streamed instead of loaded whole
+    progress: Progress | None = None  # progress lines for long ingests (a terminal is watching)
+    kind_options: Mapping[str, Any] = field(default_factory=dict)
+
+    def option(self, name: str, default: Any = None) -> Any:
+        return self.kind_options.get(name, default)
+
+
+@dataclass(frozen=True)
+class ProfileKind:
+    """One profiler. The kind's package holds, by convention:
+
+    - `adapters`: `detect(path, head) -> bool` (cheap: the first bytes, or a folder's names),
+      `load(path, options) -> list[Profile]`, and `members(folder) -> [(name, path)] | None` for folders
+      whose files are profiled separately (per-rank captures);
+    - `events` (optional): `summarize(trace, total_time) -> (TraceSummary, metrics)` for full traces;
+    - `report`: `sections(analysis, part) -> list[Section]` and `tldr(analysis) -> [(priority, text)]`;
+    - `data/`: conventions.yaml, hardware.yaml, report.yaml, compare.yaml, options.yaml.
+    """
+
+    name: str  # neuron | ncu | rbln | …
+    title: str  # "AWS Neuron"
+    formats: str  # what it reads, for the error on a file no kind recognises
+    package: str  # dotted module path of the kind's package
+    folder: Path  # the kind's data files
+    packs: tuple[Path, ...] = ()  # rule packs the kind brings besides the built-in rules/ folder
+
+    def module(self, name: str) -> ModuleType | None:
+        """The kind's module `name` (adapters, events, report), or None when the kind has none."""
+        qualified = f"{self.package}.{name}"
+        try:
+            return importlib.import_module(qualified)
+        except ModuleNotFoundError as exc:
+            if exc.name == qualified:
+                return None
+            raise
+
+    def data(self, name: str) -> dict[str, Any]:
+        """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none."""
+        return _data(self.folder / name)
+
+
+@cache
+def _data(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    loaded = load_yaml_file(path, allow_aliases=True)  # shipped data: anchors share hardware figures
+    return loaded if isinstance(loaded, dict) else {}
