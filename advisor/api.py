@@ -1,22 +1,32 @@
-"""What the CLI and notebooks call: analyze a profile, run a pack's examples."""
+"""What the CLI and notebooks call: analyse an input of any profile kind, re-read a saved analysis,
+compare attempts. Several profiles of one input (the ranks of a capture folder) fan out through a
+`concurrent.futures.Executor`: a process pool by default, or one the caller brings (a
+dask.distributed `Client.get_executor()` runs them on a cluster)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from advisor import __version__
 from advisor.compare.diff import DEFAULT_NOISE, compare, compare_series
-from advisor.core.model import Analysis, Comparison, Entry, Profile, Series
+from advisor.core import serialize
+from advisor.core.errors import AdvisorError
+from advisor.core.model import Analysis, Comparison, Profile, Series
 from advisor.engine.evaluate import Selection, evaluate
 from advisor.investigation.context import judge, load_context
-from advisor.kinds.neuron.adapters import LoadOptions, choose, load_profiles
-from advisor.kinds.neuron.adapters.parquet import is_explorer_dir
-from advisor.kinds.neuron.events import summarize
-from advisor.metrics import hardware
+from advisor.kinds import LoadOptions, detect
+from advisor.kinds import get as get_kind
 from advisor.metrics.derive import derive, hardware_env
-from advisor.packs.load import RuleSet, load_packs
+from advisor.metrics.hardware import resolve
+from advisor.overview import with_overview
+from advisor.packs.load import load_packs
+from advisor.packs.model import RuleSet
+
+Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -28,15 +38,15 @@ class AnalyzeOptions:
     context: Path | None = None  # --context FILE: the investigation context
 
 
-def _notes(profile: Profile, analysis_hw: object, metrics: dict) -> list[str]:
+def _notes(profile: Profile, analysis_hw: object, metrics: dict, chosen_by: str) -> list[str]:
     notes = list(profile.notes)
     if analysis_hw is None:
-        notes.append("Hardware unknown (no instance_type in the profile and no --hardware): metrics that need "
-                     "peak FLOP/s or bandwidth are unavailable.")
+        notes.append("Hardware unknown (the profile does not say which device it ran on and no --hardware was "
+                     "given): metrics that need peak FLOP/s or bandwidth are unavailable.")
     if len(profile.source.entries) > 1:
         others = [e for e in profile.source.entries if e != profile.source.entry]
         notes.append(f"The file holds {len(profile.source.entries)} profiles; this report analyses "
-                     f"{profile.source.entry} (the longest total_time). Others: {', '.join(others)}. "
+                     f"{profile.source.entry} ({chosen_by}). Others: {', '.join(others)}. "
                      "Choose one with --entry.")
     for metric in metrics.values():
         if metric.check and metric.check.agrees is False:
@@ -49,10 +59,13 @@ def _notes(profile: Profile, analysis_hw: object, metrics: dict) -> list[str]:
 
 
 def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None,
-                    selection: Selection | None = None, context: Path | None = None) -> Analysis:
-    hw = hardware.resolve(profile.info.get("instance_type"), hardware_override,
-                          profile.trace.metadata if profile.trace is not None else None)
-    trace, from_events = (summarize(profile.trace, profile.values.get("total_time")) if profile.trace is not None
+                    selection: Selection | None = None, context: Path | None = None,
+                    chosen_by: str = "the longest total_time") -> Analysis:
+    kind = get_kind(profile.kind)
+    metadata = profile.trace.metadata if profile.trace is not None else None
+    hw = resolve(kind, profile.info, hardware_override, metadata)
+    events = kind.module("events") if profile.trace is not None else None
+    trace, from_events = (events.summarize(profile.trace, profile.values.get("total_time")) if events
                           else (None, None))
     metrics = derive(profile, hw, ruleset, from_events)
     result = evaluate(ruleset, metrics, hw, selection or Selection())
@@ -67,59 +80,99 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
         advisor_version=__version__, source=profile.source, info=dict(profile.info), hardware=hw,
         metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
         outcomes=result.outcomes, packs={p.name: p.version for p in ruleset.packs},
-        notes=tuple(_notes(profile, hw, metrics)), investigation=investigation, trace=trace,
+        notes=tuple(_notes(profile, hw, metrics, chosen_by)), investigation=investigation, trace=trace,
+        kind=profile.kind,
     )
 
 
-def entry_of(analysis: Analysis, name: str, analysed: bool) -> Entry:
-    core = ", ".join(f"{k} {analysis.info.get(k) or _int(analysis.value(k))}" for k in ("nd_idx", "nc_idx")
-                     if analysis.info.get(k) or analysis.value(k) is not None) or None
-    collective = analysis.value("cc_op_active_time")
-    return Entry(name=name, total_time=analysis.value("total_time"), core=core,
-                 dma_active_time_percent=analysis.value("dma_active_time_percent"),
-                 tensor_engine_active_time_percent=analysis.value("tensor_engine_active_time_percent"),
-                 analysed=analysed, collective_time=collective if collective is not None else analysis.value(
-                     "cc_op_time"), findings=tuple(f.name for f in analysis.findings),
-                 root_causes=tuple(f.name for f in analysis.findings if f.root_cause))
-
-
-def _int(value: float | None) -> str:
-    return "" if value is None else f"{value:g}"
-
-
-def with_entries(analyses: Sequence[Analysis], names: Sequence[str], chosen: int) -> Analysis:
-    """The chosen analysis, carrying an overview of all of them (cores of a file, or ranks)."""
-    entries = tuple(entry_of(a, n, i == chosen) for i, (a, n) in enumerate(zip(analyses, names, strict=True)))
-    return replace(analyses[chosen], entries=entries)
+def choose(profiles: Sequence[Profile], entry: str | None, where: str) -> Profile:
+    """The profile to analyse: the named entry, else the one with the longest total_time (the core or
+    kernel that bounds the step, as users' scripts pick)."""
+    if entry is not None:
+        for profile in profiles:
+            if profile.source.entry == entry:
+                return profile
+        if entry.isdigit() and int(entry) < len(profiles):
+            return profiles[int(entry)]
+        names = ", ".join(p.source.entry or "profile" for p in profiles)
+        raise AdvisorError(where, f"--entry {entry}: no such entry; the file holds: {names}")
+    return max(profiles, key=lambda p: (p.values.get("total_time") or 0.0, -profiles.index(p)))
 
 
 def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
-            progress: Callable[[str], None] | None = None) -> Analysis:
-    """One profile; a multi-profile file or a folder of per-rank profiles gives the analysis of the
-    chosen entry (default: the slowest) with an overview of all of them."""
+            progress: Progress | None = None, executor: Executor | None = None) -> Analysis:
+    """One input of any kind. A file holding several profiles, or a folder of separately captured ones
+    (per-rank files), gives the analysis of the chosen one (default: the slowest) with an overview of
+    all of them; the members of a folder run on `executor`, or on a pool of `jobs` processes."""
     options = options or AnalyzeOptions()
-    if path.is_dir() and not is_explorer_dir(path):
-        from advisor.inputs.ranks import analyze_ranks
-
-        return analyze_ranks(path, options, jobs, progress)
-    ruleset = load_packs(options.rule_paths)
-    profiles = load_profiles(path, replace(options.load, progress=progress))
+    kind = detect(path)
+    adapters = kind.module("adapters")
+    members = adapters.members(path) if path.is_dir() and hasattr(adapters, "members") else []
+    if members:
+        return _analyze_members(path, members, options, jobs, progress, executor)
+    ruleset = load_packs(options.rule_paths, kind=kind.name)
+    profiles = adapters.load(path, replace(options.load, progress=progress))
     profile = choose(profiles, options.load.entry, str(path))
+    chosen_by = "chosen with --entry" if options.load.entry is not None else "the longest total_time"
     if len(profiles) == 1:
         if profile.trace is not None and progress:
             progress("analysing the events")
         return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
     analyses = [analyze_profile(p, ruleset, options.hardware, options.selection,
-                                options.context if p is profile else None) for p in profiles]
-    return with_entries(analyses, [p.source.entry or "profile" for p in profiles], profiles.index(profile))
+                                options.context if p is profile else None, chosen_by) for p in profiles]
+    return with_overview(analyses, [p.source.entry or "profile" for p in profiles], profiles.index(profile))
 
 
-def load_analysis(path: Path, options: AnalyzeOptions | None = None) -> Analysis:
-    """A saved analysis JSON (`advisor report … -o x.json`) as it is, or a profile analysed now."""
-    from advisor.core import serialize
+def _member(path: Path, options: AnalyzeOptions) -> Analysis:
+    return analyze(path, options)  # top level, so a process pool can run it
 
+
+def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options: AnalyzeOptions,
+                     jobs: int | None, progress: Progress | None, executor: Executor | None) -> Analysis:
+    """Each member on its own (no --entry or --context inside it), the chosen one re-analysed with the
+    investigation context."""
+    plain = replace(options, context=None, load=replace(options.load, entry=None, progress=None))
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(members)))
+    names = [name for name, _ in members]
+    if executor is None and workers == 1:
+        analyses = []
+        for i, (_, path) in enumerate(members):
+            if progress:
+                progress(f"analysing {i + 1}/{len(members)}")
+            analyses.append(_member(path, plain))
+    else:
+        pool = executor or ProcessPoolExecutor(max_workers=workers)
+        try:
+            futures = [pool.submit(_member, path, plain) for _, path in members]
+            analyses = []
+            for i, future in enumerate(futures):
+                analyses.append(future.result())
+                if progress:
+                    progress(f"analysed {i + 1}/{len(members)}")
+        finally:
+            if executor is None:
+                pool.shutdown()
+    entry = options.load.entry
+    if entry is not None:
+        wanted = [i for i, name in enumerate(names) if entry in (name, name.rpartition(" ")[2])]
+        if not wanted:
+            raise AdvisorError(str(folder), f"--entry {entry}: no such entry; the folder holds {', '.join(names)}")
+        chosen = wanted[0]
+    else:
+        chosen = max(range(len(analyses)), key=lambda i: (analyses[i].value("total_time") or 0.0, -i))
+    if options.context is not None:  # the investigation context belongs to the profile reported in full
+        analyses[chosen] = analyze(members[chosen][1], replace(plain, context=options.context))
+    return with_overview(analyses, names, chosen)
+
+
+def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
+                  progress: Progress | None = None) -> Analysis:
+    """A saved analysis JSON (`advisor report … -o x.json`) as it is, or an input analysed now."""
     saved = serialize.read_if_analysis(path)
-    return saved if saved is not None else analyze(path, options)
+    if saved is None:
+        return analyze(path, options, jobs, progress)
+    ruleset = load_packs((options or AnalyzeOptions()).rule_paths, kind=saved.kind)
+    return serialize.with_current_rule_names(saved, ruleset.canonical)
 
 
 def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: AnalyzeOptions | None = None,
@@ -137,3 +190,7 @@ def default_labels(paths: Sequence[Path]) -> list[str]:
     if len(set(stems)) == len(stems):
         return stems
     return [f"{p.parent.name}/{p.stem}" if stems.count(p.stem) > 1 else p.stem for p in paths]
+
+
+__all__ = ["AnalyzeOptions", "analyze", "analyze_profile", "compare_inputs", "default_labels",
+           "load_analysis"]

@@ -1,24 +1,78 @@
-"""The installed `advisor` command, run as a user runs it."""
+"""The `advisor` command line. Most cases call `advisor.cli.main([...])` in-process (fast); a few
+run the installed console script as a user does: the entry point, exit codes, no traceback, --debug
+and progress on a terminal."""
 
 import json
 import os
+from types import SimpleNamespace
 
 import pytest
 from conftest import run_cli
 from tests_support import FAKE_BIN, SAMPLES
 
+from advisor.cli import main
+
 MP2 = SAMPLES / "mp2_energy" / "summary.json"
+
+
+@pytest.fixture
+def cli(capsys):
+    """cli(*args) runs `advisor ARGS` in this process: returncode, stdout, stderr as a subprocess gives them."""
+
+    def run(*args: object) -> SimpleNamespace:
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse: --help, usage errors
+            code = exc.code if isinstance(exc.code, int) else 2
+        out, err = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+
+    return run
+
+
+# --- the installed console script (smoke tests) --------------------------------------------------------
 
 
 def test_help_lists_commands_and_examples():
     done = run_cli("--help")
     assert done.returncode == 0
     assert "report" in done.stdout and "metrics" in done.stdout and "examples:" in done.stdout
+    assert "Rules-based performance advisor for ML-accelerator profiles (kinds: AWS Neuron)" in done.stdout
+    report = run_cli("report", "--help")
+    assert report.returncode == 0 and "\nAWS Neuron options:\n  --neuron-profile PATH" in report.stdout
+    assert "--neff PATH" in report.stdout and "--trace " in report.stdout
 
 
-def test_report_markdown_on_the_seed_sample(tmp_path):
+def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path):
+    done = run_cli("report", tmp_path / "missing.json", "-o", tmp_path / "out.md")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr == f"advisor: error: {tmp_path / 'missing.json'}: no such file\n"
+    assert list(tmp_path.iterdir()) == []  # no output left behind
+    usage = run_cli("report", MP2, "--fail-on", "huge")
+    assert usage.returncode == 2 and usage.stderr.startswith("advisor: error: usage: argument --fail-on: invalid "
+                                                             "choice: 'huge'")
+    assert usage.stderr.rstrip().endswith("(see `advisor report --help`)") and len(usage.stderr.splitlines()) == 1
+
+
+def test_fail_on_gate(tmp_path):
+    done = run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.json", "--fail-on", "high")
+    assert done.returncode == 1
+    assert done.stderr == "advisor: gate: 1 finding(s) at or above high: weight-reload (high)\n"
+    assert (tmp_path / "a.json").exists()  # the report is still written when the gate fails
+    assert run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "b.json", "--fail-on", "critical").returncode == 0
+
+
+def test_debug_shows_traceback(tmp_path):
+    done = run_cli("--debug", "report", tmp_path / "missing.json")
+    assert done.returncode != 0 and "Traceback" in done.stderr
+
+
+# --- in-process ------------------------------------------------------------------------------------------
+
+
+def test_report_markdown_on_the_seed_sample(tmp_path, cli):
     out = tmp_path / "findings.md"
-    done = run_cli("report", MP2, "-o", out, cwd=tmp_path)
+    done = cli("report", MP2, "-o", out)
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert "**Vector Engine: 96.45 % active**" in text
@@ -27,12 +81,12 @@ def test_report_markdown_on_the_seed_sample(tmp_path):
     assert "trn1.2xlarge" in text
 
 
-def test_report_is_deterministic(tmp_path):
+def test_report_is_deterministic(tmp_path, cli):
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     a, b = tmp_path / "a" / "r.md", tmp_path / "b" / "r.md"
-    assert run_cli("report", MP2, "-o", a).returncode == 0
-    assert run_cli("report", MP2, "-o", b).returncode == 0
+    assert cli("report", MP2, "-o", a).returncode == 0
+    assert cli("report", MP2, "-o", b).returncode == 0
     assert a.read_bytes() == b.read_bytes()
     charts = sorted(p.name for p in (tmp_path / "a" / "r_files").iterdir())
     assert charts and charts == sorted(p.name for p in (tmp_path / "b" / "r_files").iterdir())
@@ -40,15 +94,15 @@ def test_report_is_deterministic(tmp_path):
         assert (tmp_path / "a" / "r_files" / name).read_bytes() == (tmp_path / "b" / "r_files" / name).read_bytes()
 
 
-def test_report_without_output_prints_markdown():
-    done = run_cli("report", MP2)
+def test_report_without_output_prints_markdown(cli):
+    done = cli("report", MP2)
     assert done.returncode == 0
     assert done.stdout.startswith("# Profile findings")
 
 
-def test_report_json_is_the_analysis_contract(tmp_path):
+def test_report_json_is_the_analysis_contract(tmp_path, cli):
     out = tmp_path / "analysis.json"
-    assert run_cli("report", MP2, "-o", out).returncode == 0
+    assert cli("report", MP2, "-o", out).returncode == 0
     data = json.loads(out.read_text())
     assert data["schema_version"] == 1
     assert data["source"]["format"] == "summary-json"
@@ -61,12 +115,12 @@ def test_report_json_is_the_analysis_contract(tmp_path):
     assert isinstance(data["findings"], list) and isinstance(data["not_applicable"], list)
 
 
-def test_metrics_command(tmp_path):
-    done = run_cli("metrics", MP2)
+def test_metrics_command(cli):
+    done = cli("metrics", MP2)
     assert done.returncode == 0
     line = next(row for row in done.stdout.splitlines() if row.startswith("hbm_read_bandwidth "))
     assert "30.79 GB/s" in line and "derived" in line
-    done = run_cli("metrics", MP2, "--json")
+    done = cli("metrics", MP2, "--json")
     assert json.loads(done.stdout)["vector_engine_active_time_percent"]["source"] == "reported"
 
 
@@ -80,11 +134,19 @@ def test_metrics_command(tmp_path):
         (["report", MP2, "-o", "{tmp}/nofolder/x.md"], "does not exist"),
         (["report", MP2, "-o", "{tmp}/x.pdf", "--format", "md"], "does not match the extension"),
         (["report", MP2, "--select", "nosuchrule"], "matches no rule"),
+        (["report", MP2, "--format", "pdf"], "-o: a PDF needs an output file: -o report.pdf"),
+        (["report", MP2, "--max-memory", "2 lots"], "--max-memory: '2 lots' is not a size such as 512MiB or 4GiB"),
+        (["report", MP2, "--set", "min_ratio=4"], "--set: 'min_ratio=4' must be RULE.PARAM=NUMBER, e.g. "
+                                                  "weight-reload.min_ratio=4"),
+        (["report", MP2, "--set", "weight-reload.min_ratio=lots"], "'weight-reload.min_ratio=lots' must be RULE"),
+        (["report", MP2, "--jobs", "0"], "--jobs: must be at least 1"),
+        (["metrics", MP2, "--trace"], "--trace converts an .ntff capture"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, cli, args, fragment):
+    monkeypatch.chdir(tmp_path)
     (tmp_path / "empty.json").write_text("")
-    done = run_cli(*[str(a).format(tmp=tmp_path) for a in args], cwd=tmp_path)
+    done = cli(*[str(a).format(tmp=tmp_path) for a in args])
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("advisor: error: ")
@@ -92,40 +154,43 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, fragment):
     assert "Traceback" not in done.stderr
 
 
-def test_no_output_left_behind_on_failure(tmp_path):
+def test_no_output_left_behind_on_failure(tmp_path, cli):
     out = tmp_path / "out.md"
-    done = run_cli("report", tmp_path / "missing.json", "-o", out)
+    done = cli("report", tmp_path / "missing.json", "-o", out)
     assert done.returncode == 2
     assert list(tmp_path.iterdir()) == []
 
 
-def test_refuses_to_overwrite_its_input(tmp_path):
+def test_refuses_to_overwrite_its_input(tmp_path, cli):
     copy = tmp_path / "s.json"
     copy.write_bytes(MP2.read_bytes())
-    done = run_cli("report", copy, "-o", copy)
+    done = cli("report", copy, "-o", copy)
     assert done.returncode == 2 and "input" in done.stderr
     assert copy.read_bytes() == MP2.read_bytes()
 
 
-def test_ntff_without_tools_names_the_command(tmp_path):
+def test_ntff_without_tools_names_the_command(tmp_path, monkeypatch, cli):
     (tmp_path / "k.neff").write_bytes(b"NEFF")
     (tmp_path / "profile.ntff").write_bytes(b"NTFF\x03")
-    done = run_cli("report", "profile.ntff", "-o", "f.md", cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    done = cli("report", "profile.ntff", "-o", "f.md")
     assert done.returncode == 2
     assert "neuron-profile view -n" in done.stderr and "--output-format summary-json" in done.stderr
     assert not (tmp_path / "f.md").exists()
 
 
-def test_ntff_with_fake_tool(tmp_path):
+def test_ntff_with_fake_tool(tmp_path, monkeypatch, cli):
     (tmp_path / "k.neff").write_bytes(b"NEFF")
     (tmp_path / "profile.ntff").write_bytes(b"NTFF\x03")
-    env = {"PATH": f"{FAKE_BIN}{os.pathsep}{os.environ['PATH']}"}
-    done = run_cli("report", "profile.ntff", "-o", "f.md", cwd=tmp_path, env=env)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", f"{FAKE_BIN}{os.pathsep}{os.environ['PATH']}")
+    done = cli("report", "profile.ntff", "-o", "f.md")
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "f.md").read_text()
     assert "96.45 %" in text and "neuron-profile view -n" in text
     assert "`advisor report … --trace` on the .ntff" in text  # how to get the event rules
-    done = run_cli("report", "profile.ntff", "--trace", "-o", "t.md", cwd=tmp_path, env=env)
+    done = cli("report", "profile.ntff", "--trace", "-o", "t.md")
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "t.md").read_text()
     assert "| Format | ntff (full trace: 2 instructions, 2 DMA transfers) |" in text
@@ -134,82 +199,132 @@ def test_ntff_with_fake_tool(tmp_path):
     assert "| after the last event | 206.2 ms | 7.581 ms | 3.55 % |" in text  # the run goes on past the events
 
 
-def test_debug_shows_traceback(tmp_path):
-    done = run_cli("--debug", "report", tmp_path / "missing.json")
-    assert done.returncode != 0 and "Traceback" in done.stderr
+def test_ntff_kind_options_reach_the_adapter(tmp_path, monkeypatch, cli):
+    """--neuron-profile and --neff (from the Neuron kind's options.yaml) name the tool and the NEFF."""
+    capture = tmp_path / "capture"
+    capture.mkdir()
+    (capture / "profile.ntff").write_bytes(b"NTFF\x03")
+    neff = tmp_path / "elsewhere.neff"
+    neff.write_bytes(b"NEFF")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    done = cli("report", capture / "profile.ntff", "--neuron-profile", FAKE_BIN / "neuron-profile", "--neff", neff,
+               "-o", tmp_path / "f.md")
+    assert done.returncode == 0, done.stderr
+    assert f"neuron-profile view -n {neff.resolve()}" in (tmp_path / "f.md").read_text()
 
 
 TEAM_PACK = SAMPLES.parent / "docs" / "examples" / "team-pack.yaml"
 WEIGHT_RELOAD = SAMPLES / "weight_reload" / "summary.json"
 
 
-def findings_of(tmp_path, *args):
-    out = tmp_path / "a.json"
-    done = run_cli("report", *args, "-o", out, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    return [f["name"] for f in json.loads(out.read_text())["findings"]]
+@pytest.fixture
+def findings_of(tmp_path, monkeypatch, cli):
+    """findings_of(*args): the names of the findings `advisor report ARGS` gives, run in tmp_path."""
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args):
+        out = tmp_path / "a.json"
+        done = cli("report", *args, "-o", out)
+        assert done.returncode == 0, done.stderr
+        return [f["name"] for f in json.loads(out.read_text())["findings"]]
+
+    return run
 
 
-def test_custom_pack_requiring_a_builtin_rule(tmp_path):
-    assert "weight-budget" in findings_of(tmp_path, WEIGHT_RELOAD, "--rules", TEAM_PACK)
-    assert "weight-budget" not in findings_of(tmp_path, WEIGHT_RELOAD, "--rules", TEAM_PACK,
+def test_custom_pack_requiring_a_builtin_rule(findings_of):
+    assert "weight-budget" in findings_of(WEIGHT_RELOAD, "--rules", TEAM_PACK)
+    assert "weight-budget" not in findings_of(WEIGHT_RELOAD, "--rules", TEAM_PACK,
                                               "--set", "weight-budget.max_ratio=16")
     # the built-in rule it requires does not fire on the fixed kernel, so neither does it
-    assert "weight-budget" not in findings_of(tmp_path, SAMPLES / "weight_reload_fixed" / "summary.json",
+    assert "weight-budget" not in findings_of(SAMPLES / "weight_reload_fixed" / "summary.json",
                                               "--rules", TEAM_PACK)
 
 
-def test_settings_file_is_found_from_the_working_directory(tmp_path):
+def test_settings_file_is_found_from_the_working_directory(tmp_path, findings_of):
     (tmp_path / "advisor.toml").write_text(f'rules = ["{TEAM_PACK}"]\nignore = ["low-tensor-engine-utilization"]\n'
                                            '[set]\n"weight-budget.max_ratio" = 16\n')
-    names = findings_of(tmp_path, WEIGHT_RELOAD)
+    names = findings_of(WEIGHT_RELOAD)
     assert "weight-budget" not in names and "low-tensor-engine-utilization" not in names
     assert "weight-reload" in names
 
 
-def test_pyproject_tool_advisor(tmp_path):
+def test_command_line_set_overrides_the_settings_file(tmp_path, findings_of):
+    (tmp_path / "advisor.toml").write_text(f'rules = ["{TEAM_PACK}"]\n[set]\n"weight-budget.max_ratio" = 16\n')
+    assert "weight-budget" not in findings_of(WEIGHT_RELOAD)
+    assert "weight-budget" in findings_of(WEIGHT_RELOAD, "--set", "weight-budget.max_ratio=2")
+
+
+def test_settings_set_table_needs_rule_dot_param(tmp_path, monkeypatch, cli):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "advisor.toml").write_text('[set]\n"min_ratio" = 4\n')
+    done = cli("report", WEIGHT_RELOAD)
+    assert done.returncode == 2
+    settings = tmp_path / "advisor.toml"
+    assert done.stderr == f"advisor: error: {settings}: set: 'min_ratio' must be \"rule.param\" = number\n"
+
+
+def test_pyproject_tool_advisor(tmp_path, findings_of):
     (tmp_path / "pyproject.toml").write_text('[tool.advisor]\nselect = ["roofline"]\n')
-    assert findings_of(tmp_path, WEIGHT_RELOAD) == ["memory-bound"]
+    assert findings_of(WEIGHT_RELOAD) == ["memory-bound"]
 
 
-def test_fail_on_gate(tmp_path):
-    assert run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.md", "--fail-on", "high").returncode == 1
-    assert run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.md", "--fail-on", "critical").returncode == 0
-    assert (tmp_path / "a.md").exists()  # the report is still written when the gate fails
+def test_fail_on_from_the_settings_file(tmp_path, monkeypatch, cli):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "advisor.toml").write_text('fail_on = "high"\n')
+    done = cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.json")
+    assert done.returncode == 1
+    assert done.stderr == "advisor: gate: 1 finding(s) at or above high: weight-reload (high)\n"
+    assert cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.json", "--fail-on", "critical").returncode == 0
 
 
-def test_rules_list_show_validate_test(tmp_path):
-    listing = run_cli("rules", "list")
+def test_rules_list_show_validate_test(cli):
+    listing = cli("rules", "list")
     assert listing.returncode == 0 and "NRN006  weight-reload" in listing.stdout
-    show = run_cli("rules", "show", "NRN006")
+    show = cli("rules", "show", "NRN006")
     assert "when: weight_reload_ratio > min_ratio" in show.stdout and "requires: memory-bound" in show.stdout
-    assert run_cli("rules", "validate", TEAM_PACK).returncode == 0
-    test = run_cli("rules", "test", TEAM_PACK)
+    assert cli("rules", "validate", TEAM_PACK).returncode == 0
+    test = cli("rules", "test", TEAM_PACK)
     assert test.returncode == 0 and "3 passed, 0 failed" in test.stdout
-    assert run_cli("rules", "test").returncode == 0
+    assert cli("rules", "test").returncode == 0
 
 
-def test_rules_validate_lists_every_problem(tmp_path):
+def test_rules_validate_lists_every_problem(tmp_path, cli):
     bad = tmp_path / "bad.yaml"
     bad.write_text(TEAM_PACK.read_text().replace("severity: critical", "severity: huge")
                    .replace("requires: [weight-reload]", "requires: [weight-relaod]"))
-    done = run_cli("rules", "validate", bad)
+    done = cli("rules", "validate", bad)
     assert done.returncode == 2
     errors = [line for line in done.stderr.splitlines() if line.startswith("advisor: error: ")]
     assert len(errors) == 2
     assert any("severity 'huge'" in e for e in errors) and any("did you mean 'weight-reload'" in e for e in errors)
 
 
-def test_rules_test_fails_on_a_wrong_example(tmp_path):
+def test_rules_test_fails_on_a_wrong_example(tmp_path, cli):
     bad = tmp_path / "bad.yaml"
     bad.write_text(TEAM_PACK.read_text().replace("expect: skip", "expect: fire"))
-    done = run_cli("rules", "test", bad)
+    done = cli("rules", "test", bad)
     assert done.returncode == 1 and "FAIL" in done.stdout and "2 passed, 1 failed" in done.stdout
 
 
-def test_set_typo_is_an_error(tmp_path):
-    done = run_cli("report", WEIGHT_RELOAD, "--set", "weight-reload.min_ration=3")
+def test_set_typo_is_an_error(cli):
+    done = cli("report", WEIGHT_RELOAD, "--set", "weight-reload.min_ration=3")
     assert done.returncode == 2 and "has no param 'min_ration'" in done.stderr
+
+
+def test_no_command_prints_help_and_exits_2(cli):
+    done = cli()
+    assert done.returncode == 2 and "usage: advisor" in done.stdout
+
+
+def test_an_internal_error_is_one_line(monkeypatch, cli):
+    def broken(*args, **kwargs):
+        raise ValueError("boom\n  at line 3")
+
+    monkeypatch.setattr("advisor.api.analyze", broken)
+    done = cli("report", MP2)
+    assert done.returncode == 2
+    assert done.stderr == (f"advisor: error: {MP2}: internal error (ValueError: boom at line 3); rerun with --debug "
+                           "and report it\n")
 
 
 def _stderr_on_a_terminal(*args: object) -> str:

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
-from advisor.kinds.neuron.adapters.columns import Interner, TensorDecl, Trace
+from advisor.core.events import Interner
+from advisor.kinds.neuron.adapters.columns import neuron_trace
 from advisor.kinds.neuron.events import summarize, trace_rules
+from advisor.kinds.neuron.tables import TensorDecl
 
 
 def _codes(values):
@@ -15,14 +17,14 @@ def _codes(values):
 def _trace(instructions=(), dmas=(), tensors=()):
     """instructions: (row, start ns, duration ns); dmas: (start, duration, bytes, variable)."""
     rows = [r for r, _, _ in instructions]
-    return Trace(
-        instr_start=np.array([s for _, s, _ in instructions], dtype=float),
-        instr_duration=np.array([d for _, _, d in instructions], dtype=float),
-        instr_engine=_codes(rows), instr_hlo=_codes([""] * len(rows)), instr_nki=_codes([""] * len(rows)),
-        dma_start=np.array([s for s, *_ in dmas], dtype=float), dma_duration=np.array([d for _, d, *_ in dmas],
-                                                                                         dtype=float),
-        dma_size=np.array([b for _, _, b, _ in dmas], dtype=float), dma_variable=_codes([v for *_, v in dmas]),
-        summary={}, metadata={}, warnings=(), tensors=tuple(tensors))
+    return neuron_trace(
+        {"start": np.array([s for _, s, _ in instructions], dtype=float),
+         "duration": np.array([d for _, _, d in instructions], dtype=float),
+         "engine": _codes(rows), "hlo": _codes([""] * len(rows)), "nki": _codes([""] * len(rows))},
+        {"start": np.array([s for s, *_ in dmas], dtype=float), "duration": np.array([d for _, d, *_ in dmas],
+                                                                                        dtype=float),
+         "size": np.array([b for _, _, b, _ in dmas], dtype=float), "variable": _codes([v for *_, v in dmas])},
+        {}, {}, (), tuple(tensors))
 
 
 @pytest.mark.parametrize(("row", "engine"), [

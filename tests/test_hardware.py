@@ -1,11 +1,20 @@
 import pytest
 
 from advisor.core.errors import AdvisorError
-from advisor.metrics.hardware import for_instance_type, resolve, target_names
+from advisor.kinds.neuron import KIND as NEURON
+from advisor.metrics.hardware import for_profile, resolve, target_names
+
+
+def _resolve(instance_type, override, metadata=None):
+    return resolve(NEURON, {"instance_type": instance_type} if instance_type else {}, override, metadata)
+
+
+def for_instance_type(instance_type):
+    return for_profile(NEURON, {"instance_type": instance_type} if instance_type else {})
 
 
 def test_targets():
-    assert target_names() == ["inf2", "trn1", "trn1n", "trn2", "trn3"]
+    assert target_names(NEURON) == ["inf2", "trn1", "trn1n", "trn2", "trn3"]
 
 
 @pytest.mark.parametrize(
@@ -40,13 +49,13 @@ def test_unknown_instance_is_none():
 
 
 def test_override_by_name_wins():
-    hw = resolve("trn1.2xlarge", "trn2")
+    hw = _resolve("trn1.2xlarge", "trn2")
     assert hw.name == "trn2" and hw.chosen_by == "--hardware trn2"
 
 
 def test_override_by_file_layers_on_base(write):
     path = write("hw.yaml", "name: my-trn1\nbase: trn1\nvalues:\n  hbm_bandwidth: 400e9\n")
-    hw = resolve(None, str(path))
+    hw = _resolve(None, str(path))
     assert hw.values["hbm_bandwidth"] == 400e9
     assert hw.values["tensor_peak_flops_bf16"] == 91.75e12
     assert "file" in hw.chosen_by
@@ -64,32 +73,32 @@ def test_override_by_file_layers_on_base(write):
 )
 def test_bad_hardware_files(write, text, problem):
     with pytest.raises(AdvisorError, match=problem):
-        resolve(None, str(write("hw.yaml", text)))
+        _resolve(None, str(write("hw.yaml", text)))
 
 
 def test_unknown_name():
-    with pytest.raises(AdvisorError, match="neither a known target"):
-        resolve(None, "tpu-v5")
+    with pytest.raises(AdvisorError, match="neither a known AWS Neuron target"):
+        _resolve(None, "tpu-v5")
 
 
 def test_a_traces_metadata_takes_precedence_over_the_table():
     legacy = {"hbm_ddr_bandwidth": 400e9, "pe_num_rows": 128, "pe_num_cols": 128, "pe_clock_freq": 2.8}
-    hw = resolve("trn1.2xlarge", None, legacy)
+    hw = _resolve("trn1.2xlarge", None, legacy)
     assert hw.values["hbm_bandwidth"] == 400e9 and hw.values["sbuf_bytes"] == 24 * 2**20  # the rest from trn1
     assert hw.values["tensor_peak_flops_bf16"] == pytest.approx(91.75e12, rel=1e-3)  # 2 x 128 x 128 x 2.8 GHz
     assert hw.chosen_by.endswith("with hbm_bandwidth, tensor_clock_hz, tensor_peak_flops_bf16, tensor_peak_flops_fp32, "
                                  "tensor_peak_flops_fp8 from the profile's metadata")
     assert [n for n in hw.notes if "hbm_bandwidth 4e+11 bytes/s" in n]  # differs from the table's 410 GB/s: said
     explorer = {"hbm_ddr_bandwidth": 716e9, "tensor_engine_num_rows": 128, "tensor_engine_num_cols": "bad"}
-    assert resolve(None, None, explorer).values == {"hbm_bandwidth": 716e9}  # no instance type: what it says
-    assert resolve("trn1.2xlarge", "trn2", legacy).values["hbm_bandwidth"] == 716e9  # --hardware still wins
-    assert resolve("trn1.2xlarge", None, {"hbm_ddr_bandwidth": -1}) == for_instance_type("trn1.2xlarge")
+    assert _resolve(None, None, explorer).values == {"hbm_bandwidth": 716e9}  # no instance type: what it says
+    assert _resolve("trn1.2xlarge", "trn2", legacy).values["hbm_bandwidth"] == 716e9  # --hardware still wins
+    assert _resolve("trn1.2xlarge", None, {"hbm_ddr_bandwidth": -1}) == for_instance_type("trn1.2xlarge")
 
 
 def test_metadata_figures_that_cannot_be_one_stack_are_not_used():
-    hw = resolve("trn2.48xlarge", None, {"hbm_ddr_bandwidth": 2.9e12})  # the whole chip's, not one stack's
-    assert hw.values["hbm_bandwidth"] == 716e9 and any("far from the one-stack" in n for n in hw.notes)
-    slower = resolve("trn2.48xlarge", None, {"tensor_engine_num_rows": 128, "tensor_engine_num_cols": 128,
+    hw = _resolve("trn2.48xlarge", None, {"hbm_ddr_bandwidth": 2.9e12})  # the whole chip's, not one stack's
+    assert hw.values["hbm_bandwidth"] == 716e9 and any("use one HBM stack" in n for n in hw.notes)
+    slower = _resolve("trn2.48xlarge", None, {"tensor_engine_num_rows": 128, "tensor_engine_num_cols": 128,
                                               "tensor_engine_clock_freq": 1.2})  # half the table's 2.4 GHz
     assert slower.values["tensor_peak_flops_bf16"] == pytest.approx(78.64e12 / 2, rel=1e-3)
     bf16 = slower.values["tensor_peak_flops_bf16"]

@@ -10,7 +10,10 @@ import yaml
 from tests_support import ROOT
 
 from advisor.core.errors import AdvisorError
-from advisor.packs.load import PackError, builtin_pack_paths, load_packs
+from advisor.core.units import UNITS
+from advisor.packs.load import load_packs
+from advisor.packs.model import PackError
+from advisor.packs.read import builtin_pack_paths
 
 GOOD_RULE = """
   - id: T001
@@ -54,11 +57,34 @@ def test_builtin_pack_loads_with_required_rules():
 
 
 def test_builtin_pack_files_match_the_json_schema():
-    schema = json.loads((resources.files("advisor") / "data" / "rule-pack.schema.json").read_text())
+    schema = _schema()
     files = [f for p in builtin_pack_paths() for f in (sorted(p.glob("*.yaml")) if p.is_dir() else [p])]
     files.append(ROOT / "docs" / "examples" / "team-pack.yaml")
     for file in files:
         jsonschema.validate(yaml.safe_load(file.read_text()), schema)
+
+
+def _schema() -> dict:
+    return json.loads((resources.files("advisor") / "data" / "rule-pack.schema.json").read_text())
+
+
+def test_schema_units_are_the_unit_registry():
+    """The schema's unit enums list exactly the units the loader accepts (core/units.py)."""
+    schema = _schema()
+    for section in ("inputs", "metrics"):
+        assert schema["properties"][section]["items"]["properties"]["unit"]["enum"] == list(UNITS)
+
+
+def test_schema_knows_kinds_and_aliases():
+    schema = _schema()
+    pack = {"pack": "x", "version": "1", "kinds": ["neuron"], "rules": [
+        {"id": "X1", "name": "new-name", "aliases": ["old-name", "OLD1"], "title": "t", "severity": "low",
+         "when": "1 > 0", "message": "m", "recommendation": "r"}]}
+    jsonschema.validate(pack, schema)
+    for bad in ({**pack, "kinds": []}, {**pack, "kinds": "neuron"},
+                {**pack, "rules": [{**pack["rules"][0], "aliases": ["Old Name"]}]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
 
 
 def test_custom_pack_loads_and_can_require_builtin(write):

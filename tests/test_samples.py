@@ -66,12 +66,12 @@ def test_multi_core_picks_the_straggler():
         analyze_entry(e).value("total_time") for e in a.source.entries)
     assert any("holds 4 profiles" in n for n in a.notes)
     assert [e.analysed for e in a.entries] == [False, False, True, False]
-    assert a.entries[2].core == "nd_idx 1, nc_idx 2"
+    assert a.entries[2].where == "nd_idx 1, nc_idx 2"
 
 
 def analyze_entry(entry):
     from advisor.api import AnalyzeOptions
-    from advisor.kinds.neuron.adapters import LoadOptions
+    from advisor.kinds.base import LoadOptions
 
     return analyze(SAMPLES / "multi_core" / "summary.json", AnalyzeOptions(load=LoadOptions(entry=entry)))
 

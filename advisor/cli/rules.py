@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError, suggest
-from advisor.packs.load import RuleDef, RuleSet, load_packs
+from advisor.packs.load import load_packs
+from advisor.packs.model import Pack, RuleDef, RuleSet
 
 
 def _table(rows: list[tuple[str, ...]]) -> str:
@@ -14,16 +15,25 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
 
+def _kinds(pack: Pack) -> str:
+    return ",".join(pack.kinds) or "all"
+
+
 def _list(ruleset: RuleSet) -> int:
-    rows = [("ID", "NAME", "SEVERITY", "CATEGORY", "PACK", "TITLE")]
-    rows += [(r.id, r.name, r.severity, r.category, r.pack, r.title) for r in sorted(ruleset.rules, key=lambda r: r.id)]
+    packs = {p.name: p for p in ruleset.packs}
+    rows = [("ID", "NAME", "SEVERITY", "CATEGORY", "PACK", "KINDS", "TITLE")]
+    rows += [(r.id, r.name, r.severity, r.category, r.pack, _kinds(packs[r.pack]), r.title)
+             for r in sorted(ruleset.rules, key=lambda r: r.id)]
     print(_table(rows))
     return 0
 
 
-def _show(rule: RuleDef) -> int:
+def _show(rule: RuleDef, pack: Pack) -> int:
     print(f"{rule.id} {rule.name}: {rule.title}")
-    print(f"  pack {rule.pack} · severity {rule.severity} · category {rule.category} · defined at {rule.where}")
+    print(f"  pack {rule.pack} · kinds {_kinds(pack)} · severity {rule.severity} · category {rule.category} · "
+          f"defined at {rule.where}")
+    if rule.aliases:
+        print(f"  aliases: {', '.join(rule.aliases)} (former names, still accepted)")
     if rule.requires:
         print(f"  requires: {', '.join(rule.requires)}")
     if rule.explains:
@@ -96,11 +106,11 @@ def run(args: argparse.Namespace) -> int:
         return _test(load_packs(args.paths), args.paths)
     if action == "docs":
         return _docs(load_packs(), args.folder)
-    ruleset = load_packs(args.rules)
     if action == "list":
-        return _list(ruleset)
+        return _list(load_packs(args.rules, kind=args.kind))
+    ruleset = load_packs(args.rules)
     rule = ruleset.rule(args.rule)
     if rule is None:
-        hint = suggest(args.rule, [r.name for r in ruleset.rules])
+        hint = suggest(args.rule, [k for r in ruleset.rules for k in (r.name, *r.aliases)])
         raise AdvisorError(args.rule, f"no such rule{hint} (see `advisor rules list`)")
-    return _show(rule)
+    return _show(rule, next(p for p in ruleset.packs if p.name == rule.pack))

@@ -31,6 +31,18 @@ class Settings:
     hardware: str | None = None
 
 
+def rule_param(key: str, value: object) -> tuple[str, float] | None:
+    """A rule-parameter override, `RULE.PARAM` and a finite number (`--set` on the command line, the
+    `set` table in settings), or None when it is not one. The rule is a name, id or alias (kebab-case,
+    so the param is what follows the last dot); both parts must be given."""
+    key = key.strip()
+    rule, _, param = key.rpartition(".")
+    number = as_number(value.strip() if isinstance(value, str) else value)
+    if not rule.strip() or not param.strip() or number is None:
+        return None
+    return key, number
+
+
 def _strings(where: str, key: str, value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
@@ -49,10 +61,10 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
     if not isinstance(raw_set, dict):
         raise AdvisorError(where, "'set' must be a table of \"rule.param\" = number")
     for key, value in raw_set.items():
-        number = as_number(value)
-        if number is None or "." not in key:
+        param = rule_param(key, value)
+        if param is None:
             raise AdvisorError(where, f"set: '{key}' must be \"rule.param\" = number")
-        params[key] = number
+        params[param[0]] = param[1]
     fail_on = data.get("fail_on")
     if fail_on is not None and fail_on not in SEVERITIES:
         raise AdvisorError(where, f"fail_on must be one of {', '.join(SEVERITIES)}")

@@ -5,31 +5,23 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
+from advisor.core.errors import AdvisorError
 from advisor.core.model import Analysis, Comparison, FindingChange, MetricChange, Series, Side
 from advisor.core.numbers import COMPARE_NOISE
-from advisor.core.resources import load_yaml_resource
+from advisor.kinds import get as get_kind
 
 DEFAULT_NOISE = COMPARE_NOISE
 
 
-@lru_cache(maxsize=1)
-def _table() -> dict[str, Any]:
-    return load_yaml_resource("kinds/neuron/data/compare.yaml")
+def compare_table(kind: str) -> dict[str, Any]:
+    """The kind's compare.yaml: metric groups, metrics always shown, charts, comparability fields."""
+    return get_kind(kind).data("compare.yaml")
 
 
-def _groups() -> list[dict[str, Any]]:
-    return _table()["groups"]
-
-
-def always_shown() -> frozenset[str]:
-    return frozenset(_table()["always"])
-
-
-def group_of(name: str) -> str | None:
-    for group in _groups():
+def group_of(name: str, table: dict[str, Any]) -> str | None:
+    for group in table.get("groups", ()):
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in group["metrics"]):
             return group["name"]
     return None
@@ -38,7 +30,7 @@ def group_of(name: str) -> str | None:
 def side(analysis: Analysis, label: str) -> Side:
     return Side(label=label, source=analysis.source, info=dict(analysis.info),
                 hardware=analysis.hardware.name if analysis.hardware else None, packs=dict(analysis.packs),
-                advisor_version=analysis.advisor_version)
+                advisor_version=analysis.advisor_version, kind=analysis.kind)
 
 
 def _change(name: str, before: Analysis, after: Analysis, noise: float, group: str) -> MetricChange:
@@ -67,8 +59,7 @@ def _warnings(before: Side, after: Side) -> list[str]:
     if before.hardware != after.hardware:
         out.append(f"Different hardware: {before.hardware or 'unknown'} → {after.hardware or 'unknown'}; peaks, "
                    "ridge points and utilisation percentages are not comparable.")
-    for key, what in (("instance_type", "instance types"), ("profiler_version", "profiler versions"),
-                      ("compiler_version", "compiler versions"), ("runtime_version", "runtime versions")):
+    for key, what in compare_table(after.kind).get("comparability", ()):
         a, b = before.info.get(key), after.info.get(key)
         if a != b:
             out.append(f"Different {what}: {a or 'unknown'} → {b or 'unknown'}.")
@@ -82,8 +73,12 @@ def _warnings(before: Side, after: Side) -> list[str]:
 
 def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("before", "after"),
             noise: float = DEFAULT_NOISE) -> Comparison:
-    names = sorted(n for n in set(before.metrics) | set(after.metrics) if group_of(n))
-    metrics = {n: _change(n, before, after, noise, group_of(n) or "") for n in names}
+    if before.kind != after.kind:
+        raise AdvisorError("compare", f"{labels[0]} is a {get_kind(before.kind).title} profile and {labels[1]} a "
+                                      f"{get_kind(after.kind).title} one: profiles of different kinds do not compare")
+    table = compare_table(after.kind)
+    names = sorted(n for n in set(before.metrics) | set(after.metrics) if group_of(n, table))
+    metrics = {n: _change(n, before, after, noise, group_of(n, table) or "") for n in names}
     old = {f.name: f for f in before.findings}
     new = {f.name: f for f in after.findings}
     findings = [FindingChange(n, old[n].title, old[n].severity, "fixed", old[n], None) for n in old if n not in new]

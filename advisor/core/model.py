@@ -19,7 +19,7 @@ class SourceInfo:
     """Where a profile came from and how it was read."""
 
     path: str
-    format: str  # summary-json | summary-text | ntff
+    format: str  # the adapter's name for the format: summary-json, summary-text, ntff, …
     shape: str  # how the file was laid out, e.g. "profile-id entries", "flat", "legacy summary list"
     entry: str | None = None  # the entry analysed when the file holds several profiles
     entries: tuple[str, ...] = ()  # every entry the file holds
@@ -34,12 +34,15 @@ class Profile:
     values: Mapping[str, float | None]  # numeric fields; None = reported as unavailable
     info: Mapping[str, str]  # text fields: versions, instance type, ...
     notes: tuple[str, ...] = ()  # what the adapter had to interpret (sentinels, NaN, odd ranges)
-    trace: Any = None  # event columns of a full trace (adapters.legacy_json.Trace), when the input has them
+    trace: Any = None  # the event trace (core.events.EventTrace), when the input has one
+    units: Mapping[str, str] = field(default_factory=dict)  # machine unit of each value, by the kind's conventions
+    raw_names: Mapping[str, str] = field(default_factory=dict)  # canonical name -> the vendor's, where they differ
+    kind: str = field(kw_only=True)  # the profile kind that read it: neuron, ncu, rbln, …
 
 
 @dataclass(frozen=True)
 class Hardware:
-    """Peak figures of one NeuronCore generation, and how they were chosen."""
+    """Peak figures of one device (a NeuronCore generation, a GPU), and how they were chosen."""
 
     name: str
     description: str
@@ -75,6 +78,7 @@ class Metric:
     check: CrossCheck | None = None
     note: str | None = None
     better: str | None = None  # higher | lower, when the direction of goodness is known
+    raw_name: str | None = None  # the vendor's name for a reported metric, where it differs
 
 
 @dataclass(frozen=True)
@@ -179,18 +183,29 @@ class Investigation:
 
 
 @dataclass(frozen=True)
-class Entry:
-    """One profile of several (cores of one file, or per-rank files), as the cross-profile overview needs it."""
+class OverviewColumn:
+    """One figure of a profile in the cross-profile overview, as the kind's report.yaml chooses them."""
+
+    title: str  # "DMA active", "Collective time"
+    value: float | None
+    unit: str
+
+
+@dataclass(frozen=True)
+class ProfileOverview:
+    """One profile of several (cores of one file, ranks of a capture, kernels of a run), as the
+    cross-profile overview shows it."""
 
     name: str
     total_time: float | None
-    core: str | None  # nc_idx / nd_idx as the profile reports them
-    dma_active_time_percent: float | None
-    tensor_engine_active_time_percent: float | None
+    where: str | None  # where it ran, as the kind names it (for Neuron: "nd_idx 0, nc_idx 1")
+    columns: tuple[OverviewColumn, ...] = ()
     analysed: bool = False
-    collective_time: float | None = None  # cc_op_active_time (or cc_op_time), seconds
     findings: tuple[str, ...] = ()
     root_causes: tuple[str, ...] = ()
+
+    def column(self, title: str) -> float | None:
+        return next((c.value for c in self.columns if c.title == title), None)
 
 
 @dataclass(frozen=True)
@@ -208,9 +223,10 @@ class Analysis:
     packs: Mapping[str, str] = field(default_factory=dict)  # pack name -> version
     notes: tuple[str, ...] = ()
     investigation: Investigation | None = None
-    entries: tuple[Entry, ...] = ()  # every profile of the file, when it holds several
+    entries: tuple[ProfileOverview, ...] = ()  # every profile of the input, when it holds several
     trace: TraceSummary | None = None  # from a full event trace
     schema_version: int = SCHEMA_VERSION
+    kind: str = field(kw_only=True)  # the profile kind, which brings the report sections and compare groups
 
     def value(self, name: str) -> float | None:
         metric = self.metrics.get(name)
@@ -251,6 +267,7 @@ class Side:
     hardware: str | None
     packs: Mapping[str, str]
     advisor_version: str
+    kind: str = field(kw_only=True)
 
 
 @dataclass(frozen=True)

@@ -47,3 +47,20 @@ def relative_difference(reported: float, derived: float) -> float:
     """|a − b| over the larger magnitude: symmetric, 0 when both are 0."""
     scale = max(abs(reported), abs(derived))
     return 0.0 if scale == 0 else abs(reported - derived) / scale
+
+
+_SIZE_UNITS = {"": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 10**3, "mb": 10**6,
+               "gb": 10**9, "tb": 10**12, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}  # 2G as ulimit and sort
+
+
+def parse_size(text: str) -> int | None:
+    """Bytes from a size as people write it (`512MiB`, `4GiB`, `2G`, `1.5gb`, `4096`), or None when it
+    is not a positive size. Binary prefixes (KiB, and the bare K, M, G, T of ulimit and sort) are powers
+    of 1024; KB, MB, GB, TB are powers of 1000."""
+    import re
+
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not match or match.group(2).lower() not in _SIZE_UNITS:
+        return None
+    size = int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
+    return size if size > 0 else None

@@ -1,9 +1,11 @@
-"""The analysis JSON (docs/analysis-json.md): written by `report -o x.json`, read back by compare."""
+"""The analysis JSON (docs/analysis-json.md): written by `report -o x.json`, read back by `report`
+(re-rendering) and `compare`. An analysis written before kinds existed reads as a Neuron one."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from collections.abc import Callable
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,6 @@ from advisor.core.model import (
     Comparison,
     CrossCheck,
     EngineBusy,
-    Entry,
     Evidence,
     Expectation,
     Finding,
@@ -26,6 +27,8 @@ from advisor.core.model import (
     Investigation,
     Metric,
     NotApplicable,
+    OverviewColumn,
+    ProfileOverview,
     RuleOutcome,
     Series,
     Side,
@@ -35,6 +38,7 @@ from advisor.core.model import (
 )
 
 SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
+LEGACY_KIND = "neuron"  # the only kind there was before analyses named theirs
 
 
 def to_dict(analysis: Analysis) -> dict[str, Any]:
@@ -54,6 +58,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
     return {
         "schema_version": analysis.schema_version,
         "advisor_version": analysis.advisor_version,
+        "kind": analysis.kind,
         "source": source,
         "hardware": hardware,
         "packs": dict(analysis.packs),
@@ -130,6 +135,8 @@ def _metric(m: Metric) -> dict[str, Any]:
         out["note"] = m.note
     if m.better:
         out["better"] = m.better
+    if m.raw_name:
+        out["raw_name"] = m.raw_name
     return out
 
 
@@ -174,7 +181,7 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             name=name, value=m["value"], unit=m.get("unit", ""), source=m.get("source", "reported"),
             description=m.get("description", ""), formula=m.get("formula"), inputs=tuple(m.get("inputs") or ()),
             missing=tuple(m.get("missing") or ()), check=CrossCheck(**m["check"]) if m.get("check") else None,
-            note=m.get("note"), better=m.get("better"),
+            note=m.get("note"), better=m.get("better"), raw_name=m.get("raw_name"),
         ) for name, m in data["metrics"].items()}
         findings = tuple(Finding(
             id=f["id"], name=f["name"], pack=f["pack"], severity=f["severity"], category=f["category"],
@@ -194,11 +201,37 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             outcomes=tuple(RuleOutcome(**o) for o in data.get("outcomes", [])),
             packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
             investigation=_investigation_from(data.get("investigation")),
-            entries=tuple(Entry(**e) for e in data.get("entries", [])),
-            trace=_trace_from(data.get("trace")),
+            entries=tuple(_overview_from(e) for e in data.get("entries", [])),
+            trace=_trace_from(data.get("trace")), kind=str(data.get("kind") or LEGACY_KIND),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None
+
+
+def _overview_from(data: dict[str, Any]) -> ProfileOverview:
+    if "columns" not in data:  # written before kinds: Neuron's fixed overview columns
+        columns = [{"title": "DMA active", "value": data.get("dma_active_time_percent"), "unit": "fraction"},
+                   {"title": "Tensor Engine active", "value": data.get("tensor_engine_active_time_percent"),
+                    "unit": "fraction"},
+                   {"title": "Collective time", "value": data.get("collective_time"), "unit": "s"}]
+        data = {"name": data["name"], "total_time": data.get("total_time"), "where": data.get("core"),
+                "columns": columns, **{k: data[k] for k in ("analysed", "findings", "root_causes") if k in data}}
+    return ProfileOverview(**{**data, "columns": tuple(OverviewColumn(**c) for c in data.get("columns", ())),
+                              "findings": tuple(data.get("findings", ())),
+                              "root_causes": tuple(data.get("root_causes", ()))})
+
+
+def with_current_rule_names(analysis: Analysis, canonical: Callable[[str], str | None]) -> Analysis:
+    """A saved analysis with its findings under today's rule names (a renamed rule keeps its old name
+    as an alias), so a baseline saved before a rename still matches in compare."""
+    def current(name: str) -> str:
+        return canonical(name) or name
+
+    findings = tuple(replace(f, name=current(f.name), because=tuple(map(current, f.because)),
+                             explains=tuple(map(current, f.explains))) for f in analysis.findings)
+    entries = tuple(replace(e, findings=tuple(map(current, e.findings)),
+                            root_causes=tuple(map(current, e.root_causes))) for e in analysis.entries)
+    return replace(analysis, findings=findings, entries=entries)
 
 
 def is_analysis(data: Any) -> bool:

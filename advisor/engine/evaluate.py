@@ -12,18 +12,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from advisor.core import units as fmt
-from advisor.core.errors import AdvisorError
+from advisor.core.errors import AdvisorError, suggest
 from advisor.core.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.metrics.derive import hardware_env
 from advisor.packs.expr import annotated
-from advisor.packs.load import RuleDef, RuleSet, param_problem
+from advisor.packs.model import RuleDef, RuleSet
+from advisor.packs.validate import param_problem
 
 
 @dataclass(frozen=True)
 class Selection:
     """Which rules run and with which parameters (--select, --ignore, --set, advisor.toml)."""
 
-    select: tuple[str, ...] = ()  # names, ids, categories or globs; empty = all
+    select: tuple[str, ...] = ()  # names, ids, aliases, categories, packs or globs; empty = all
     ignore: tuple[str, ...] = ()
     params: Mapping[str, float] = field(default_factory=dict)  # "rule.param" -> value
 
@@ -34,9 +35,9 @@ class Selection:
 
         def matching(pattern: str, option: str) -> set[str]:
             found = {r.name for r in ruleset.rules
-                     if any(fnmatch.fnmatchcase(k, pattern) for k in (r.name, r.id, r.category, r.pack))}
+                     if any(fnmatch.fnmatchcase(k, pattern) for k in (*r.keys, r.category, r.pack))}
             if not found:
-                raise AdvisorError(option, f"'{pattern}' matches no rule, id, category or pack "
+                raise AdvisorError(option, f"'{pattern}' matches no rule, id, alias, category or pack "
                                            "(see `advisor rules list`)")
             return found
 
@@ -68,7 +69,8 @@ def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str
         rule_key, _, param = key.rpartition(".")
         rule = ruleset.rule(rule_key)
         if rule is None:
-            raise AdvisorError("--set", f"{key}: no rule named '{rule_key}'")
+            hint = suggest(rule_key, ruleset.names)
+            raise AdvisorError("--set", f"{key}: no rule named '{rule_key}'{hint}")
         if param not in rule.params:
             known = ", ".join(rule.params) or "none"
             raise AdvisorError("--set", f"{key}: rule {rule.name} has no param '{param}' (its params: {known})")

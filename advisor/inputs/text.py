@@ -45,6 +45,15 @@ def decode(data: bytes) -> str | None:
         return None
 
 
+def decode_head(head: bytes) -> str | None:
+    """The text of a file's first bytes, which may end inside a character; None when binary."""
+    for cut in range(4):  # a UTF-8 character is at most 4 bytes
+        text = decode(head[:len(head) - cut])
+        if text is not None:
+            return text
+    return None
+
+
 def first_json_start(text: str) -> int | None:
     """Offset of the JSON document: the start of the text, or the first line that opens an object
     or array after log lines (what `neuron-profile view ... > summary.json` captures)."""

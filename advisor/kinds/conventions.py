@@ -1,24 +1,36 @@
-"""Turning raw summary fields into machine-unit numbers and text, the same for every format."""
+"""A kind's field conventions (its data/conventions.yaml): turning raw fields into machine-unit
+numbers and text, the same way for every format of that kind.
+
+What differs between profilers is data: whether percentages are fractions 0..1 or 0..100, whether a
+negative number means "unavailable", whether units come from a field's name or with each value,
+and how vendor metric names map to canonical snake_case names (the raw name is kept).
+"""
 
 from __future__ import annotations
 
 import fnmatch
 import json
-import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
-from advisor.core.resources import load_yaml_resource
+from advisor.core.numbers import as_number, number_or_reason
+from advisor.kinds.base import ProfileKind
 
 
 @dataclass(frozen=True)
-class FieldRules:
+class Conventions:
     text_fields: frozenset[str]
     text_suffixes: tuple[str, ...]
-    profile_patterns: tuple[str, ...]
-    suffix_units: tuple[tuple[str, str], ...]
-    text_units: dict[str, float]
+    profile_patterns: tuple[str, ...]  # a file is a profile only with a number in a field matching one
+    suffix_units: tuple[tuple[str, str], ...]  # (name ending, machine unit), first match wins
+    text_units: Mapping[str, tuple[float, str]]  # printed unit -> (factor to machine units, machine unit)
+    names: Mapping[str, str]  # vendor metric name -> canonical name
+    percent_suffix: str = "_percent"
+    percent_scale: float = 1.0  # 100 when the kind writes shares as 0..100
+    negative_is_unavailable: bool = True
+    units_from: str = "name"  # name | row
     nonzero: frozenset[str] = frozenset()
     unbounded_percent: frozenset[str] = frozenset()
 
@@ -26,26 +38,33 @@ class FieldRules:
         return name in self.text_fields or name.endswith(self.text_suffixes)
 
     def unit_by_suffix(self, name: str) -> str:
-        for suffix, unit in self.suffix_units:
-            if name.endswith(suffix):
-                return unit
-        return ""
+        return next((unit for suffix, unit in self.suffix_units if name.endswith(suffix)), "")
 
     def is_profile_field(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.profile_patterns)
 
+    def factor(self, printed_unit: str) -> float | None:
+        found = self.text_units.get(printed_unit)
+        return None if found is None else found[0]
 
-@lru_cache(maxsize=1)
-def field_rules() -> FieldRules:
-    data = load_yaml_resource("kinds/neuron/data/conventions.yaml")
-    return FieldRules(
-        text_fields=frozenset(data["text_fields"]),
-        text_suffixes=tuple(data["text_suffixes"]),
-        profile_patterns=tuple(data["profile_field_patterns"]),
-        suffix_units=tuple((d["suffix"], d["unit"]) for d in data["suffix_units"]),
-        text_units={str(k): float(v) for k, v in data["text_units"].items()},
-        nonzero=frozenset(data["nonzero_fields"]),
-        unbounded_percent=frozenset(data["unbounded_percent_fields"]),
+
+@cache
+def conventions(kind: ProfileKind) -> Conventions:
+    data = kind.data("conventions.yaml")
+    text_units = {printed: (float(as_number(factor) or 0.0), unit)
+                  for unit, printed_units in (data.get("text_units") or {}).items()
+                  for printed, factor in printed_units.items()}
+    return Conventions(
+        text_fields=frozenset(data.get("text_fields") or ()), text_suffixes=tuple(data.get("text_suffixes") or ()),
+        profile_patterns=tuple(data.get("profile_field_patterns") or ("*",)),
+        suffix_units=tuple((d["suffix"], d["unit"]) for d in data.get("suffix_units") or ()),
+        text_units=text_units, names=dict(data.get("names") or {}),
+        percent_suffix=str(data.get("percent_suffix", "_percent")),
+        percent_scale=float(data.get("percent_scale", 1)),
+        negative_is_unavailable=bool(data.get("negative_is_unavailable", True)),
+        units_from=str(data.get("units_from", "name")),
+        nonzero=frozenset(data.get("nonzero_fields") or ()),
+        unbounded_percent=frozenset(data.get("unbounded_percent_fields") or ()),
     )
 
 
@@ -54,74 +73,79 @@ class Normalised:
     values: dict[str, float | None]
     info: dict[str, str]
     notes: tuple[str, ...]
+    units: dict[str, str]  # machine unit of each numeric field
+    raw_names: dict[str, str]  # canonical name -> the vendor's name, where they differ
 
 
-def _as_number(raw: Any) -> float | str | None:
-    """A finite float, None for NaN/infinite/out of range, or the reason it is not a number."""
-    if isinstance(raw, bool):
-        return "a boolean"
-    if isinstance(raw, (int, float)):
-        try:
-            number = float(raw)
-        except OverflowError:
-            return None
-        return number if math.isfinite(number) else None
-    if isinstance(raw, str):
-        try:
-            number = float(raw.strip().replace(",", ""))
-        except ValueError:
-            return f"text {raw.strip()[:40]!r}"
-        return number if math.isfinite(number) else None
-    return f"a {type(raw).__name__}"
+def _scaled(name: str, number: float, printed_unit: str | None, conv: Conventions) -> tuple[float, str, str | None]:
+    """The number in machine units, its unit, and a note when the printed unit is unknown."""
+    if printed_unit:
+        found = conv.text_units.get(printed_unit)
+        if found is None:
+            return number, "", f"{name}: unit {printed_unit!r} is not one advisor knows; the value is kept as printed"
+        return number * found[0], found[1], None
+    if name.endswith(conv.percent_suffix) and conv.percent_scale != 1:
+        return number / conv.percent_scale, "fraction", None
+    return number, conv.unit_by_suffix(name), None
 
 
-def normalise(raw: dict[str, Any]) -> Normalised:
+def normalise(raw: Mapping[str, Any], conv: Conventions, row_units: Mapping[str, str] | None = None) -> Normalised:
     """Split raw fields into numbers (machine units, None = unavailable) and text, noting oddities.
 
-    Negative numbers are the profiler's "unavailable" sentinel; NaN and infinities are unavailable
-    too. Unknown fields pass through untouched.
+    Negative numbers are the profiler's "unavailable" sentinel where the kind says so; NaN and
+    infinities are unavailable too. Unknown fields pass through untouched.
     """
-    rules = field_rules()
     values: dict[str, float | None] = {}
     info: dict[str, str] = {}
     notes: list[str] = []
+    units: dict[str, str] = {}
+    raw_names: dict[str, str] = {}
     for key, value in raw.items():
-        name = str(key)
+        vendor = str(key)
+        name = conv.names.get(vendor, vendor)
+        if name != vendor:
+            raw_names[name] = vendor
         if isinstance(value, (dict, list)):
             info[name] = json.dumps(value, sort_keys=True, ensure_ascii=False)[:500]
             continue
         if value is None:
             values[name] = None
-            continue
-        if rules.is_text_field(name) or (isinstance(value, str) and not rules.is_profile_field(name)):
-            number = _as_number(value) if not rules.is_text_field(name) else "text"
-            if isinstance(number, float):
+        elif conv.is_text_field(name) or (isinstance(value, str) and not conv.is_profile_field(name)):
+            number = "text" if conv.is_text_field(name) else number_or_reason(value)
+            if isinstance(number, float):  # a number in text, in a field no profile pattern names: kept as is
                 values[name] = number
             else:
                 info[name] = str(value).strip()
-            continue
-        number = _as_number(value)
-        if isinstance(number, str):
-            values[name] = None
-            notes.append(f"{name} is {number}, not a number: treated as unavailable")
-        elif number is None:
-            values[name] = None
-            notes.append(f"{name} = {value!r:.40} is not finite: treated as unavailable")
-        elif number < 0:
-            values[name] = None
-            notes.append(f"{name} = {value:g} (negative means unavailable): treated as unavailable")
-        elif number == 0 and name in rules.nonzero:
-            values[name] = None
-            notes.append(f"{name} = 0: the profiler measured no time, so it is treated as unavailable")
-        elif name.endswith("_percent") and number > 1.0 and name not in rules.unbounded_percent:
-            values[name] = None
-            notes.append(f"{name} = {number:g} lies outside the 0..1 range of a profiler fraction: "
-                         "treated as unavailable")
+                continue
         else:
-            values[name] = number
-    return Normalised(values=values, info=info, notes=tuple(notes))
+            number = number_or_reason(value)
+            if isinstance(number, str):
+                values[name] = None
+                notes.append(f"{name} is {number}, not a number: treated as unavailable")
+            elif number is None:
+                values[name] = None
+                notes.append(f"{name} = {value!r:.40} is not finite: treated as unavailable")
+            else:
+                number, units[name], unit_note = _scaled(name, number, (row_units or {}).get(vendor), conv)
+                notes += [unit_note] if unit_note else []
+                values[name] = _checked(name, number, value, conv, notes)
+        units.setdefault(name, conv.unit_by_suffix(name))
+    return Normalised(values=values, info=info, notes=tuple(notes), units=units, raw_names=raw_names)
 
 
-def has_profile_metrics(values: dict[str, float | None]) -> bool:
-    rules = field_rules()
-    return any(rules.is_profile_field(name) for name in values)
+def _checked(name: str, number: float, raw: Any, conv: Conventions, notes: list[str]) -> float | None:
+    """The number, or None with a note when the kind's conventions say it cannot be a measurement."""
+    if number < 0 and conv.negative_is_unavailable:
+        notes.append(f"{name} = {raw:g} (negative means unavailable): treated as unavailable")
+    elif number == 0 and name in conv.nonzero:
+        notes.append(f"{name} = 0: the profiler measured no time, so it is treated as unavailable")
+    elif (name.endswith(conv.percent_suffix) and number > 1.0 and name not in conv.unbounded_percent):
+        notes.append(f"{name} = {number:g} lies outside the 0..1 range of a profiler fraction: "
+                     "treated as unavailable")
+    else:
+        return number
+    return None
+
+
+def has_profile_metrics(values: Mapping[str, float | None], conv: Conventions) -> bool:
+    return any(conv.is_profile_field(name) for name in values)

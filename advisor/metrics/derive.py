@@ -13,8 +13,7 @@ from dataclasses import replace
 
 from advisor.core.model import CrossCheck, Hardware, Metric, Profile
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE, relative_difference
-from advisor.kinds.conventions import field_rules
-from advisor.packs.load import MetricDef, RuleSet
+from advisor.packs.model import MetricDef, RuleSet
 
 
 def hardware_env(hardware: Hardware | None) -> dict[str, float | None]:
@@ -22,17 +21,16 @@ def hardware_env(hardware: Hardware | None) -> dict[str, float | None]:
 
 
 def _reported(profile: Profile, ruleset: RuleSet, definitions: Mapping[str, MetricDef]) -> dict[str, Metric]:
-    rules = field_rules()
     out = {}
     for name, value in profile.values.items():
         declared = ruleset.inputs.get(name)
         definition = definitions.get(name)
-        unit = declared.unit if declared else definition.unit if definition else rules.unit_by_suffix(name)
+        unit = declared.unit if declared else definition.unit if definition else profile.units.get(name, "")
         description = declared.description if declared else definition.description if definition else ""
         note = None if value is not None else "reported as unavailable"
         better = (definition.better if definition else None) or (declared.better if declared else None)
         out[name] = Metric(name=name, value=value, unit=unit, source="reported", description=description,
-                           note=note, better=better)
+                           note=note, better=better, raw_name=profile.raw_names.get(name))
     return out
 
 

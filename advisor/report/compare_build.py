@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.compare.diff import always_shown
+from advisor.compare.diff import compare_table
 from advisor.core import units as fmt
 from advisor.core.model import Comparison, FindingChange, MetricChange, Series, Side
-from advisor.report.build import layout
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 
 VERDICT_MARK = {"better": "better", "worse": "**worse**", "unchanged": "unchanged", "n/a": "—"}
-MEMORY_VOLUMES = ("hbm_read_bytes", "hbm_write_bytes", "dma_transfer_total_bytes", "weight_queue_bytes",
-                  "spill_reload_bytes", "spill_save_bytes")
 
 
 def _who(s: Side) -> str:
@@ -66,7 +63,8 @@ def headline(c: Comparison) -> list[str]:
 
 def _metric_sections(c: Comparison) -> list[Section]:
     groups: dict[str, list[tuple[str, ...]]] = {}
-    keep = always_shown()
+    table = compare_table(c.after.kind)
+    keep = frozenset(table.get("always", ()))
     hidden = 0
     for m in c.metrics.values():
         if m.before is None and m.after is None:
@@ -77,7 +75,7 @@ def _metric_sections(c: Comparison) -> list[Section]:
         groups.setdefault(m.group, []).append((code(m.name), fmt.value(m.before, m.unit), fmt.value(m.after, m.unit),
                                                _change_text(m), VERDICT_MARK[m.verdict]))
     header = ("Metric", escape(c.before.label), escape(c.after.label), "Change", "Verdict")
-    order = ["time", "engines", "memory", "DMA", "FLOPs"]
+    order = [g["name"] for g in table.get("groups", ())]
     blocks: list[Any] = [Paragraph(
         f"Changes within ±{fmt.percent(c.noise)} are shown as unchanged (`--noise`). Better or worse follows each "
         "metric's direction of goodness; metrics without one (utilisation shares can drop while a kernel gets "
@@ -122,23 +120,24 @@ def _present(c: Comparison, name: str) -> bool:
 
 
 def _charts(c: Comparison) -> list[Chart]:
-    engines = [e for e in layout()["engines"] if _present(c, e["percent"])]
+    """The kind's before/after charts (compare.yaml `charts:`), each with the metrics either side has."""
     charts = []
-    if engines:
-        charts.append(Chart("compare-engines", "Active share of total time per engine", {
-            "kind": "grouped_hbar", "labels": [e["label"] for e in engines], "xlabel": "active (% of total time)",
-            "series": [{"name": label, "values": [100 * (getattr(c.metrics[e["percent"]], side) or 0) for e in engines]}
+    for spec in compare_table(c.after.kind).get("charts", ()):
+        shown = [(name, label) for name, label in spec["metrics"] if _present(c, name)]
+        if not shown:
+            continue
+        fraction = c.metrics[shown[0][0]].unit == "fraction"
+
+        def values(side: str, shown: list = shown, fraction: bool = fraction) -> list:
+            raw = [getattr(c.metrics[name], side) for name, _ in shown]
+            return [100 * (v or 0) for v in raw] if fraction else raw
+
+        charts.append(Chart(spec["id"], spec["title"], {
+            "kind": "grouped_hbar", "labels": [label for _, label in shown], "xlabel": spec["xlabel"],
+            **({} if fraction else {"bytes": True}),
+            "series": [{"name": label, "values": values(side)}
                        for label, side in ((c.before.label, "before"), (c.after.label, "after"))],
-        }, alt="Engine utilisation before and after"))
-    volumes = [n for n in MEMORY_VOLUMES if _present(c, n)]
-    if volumes:
-        names = dict(layout()["memory"])
-        charts.append(Chart("compare-memory", "Bytes moved", {
-            "kind": "grouped_hbar", "labels": [names.get(n, n) for n in volumes], "xlabel": "bytes",
-            "bytes": True,
-            "series": [{"name": c.before.label, "values": [c.metrics[n].before for n in volumes]},
-                       {"name": c.after.label, "values": [c.metrics[n].after for n in volumes]}],
-        }, alt="Memory traffic before and after"))
+        }, alt=spec["alt"]))
     return charts
 
 

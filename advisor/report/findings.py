@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis, Finding
+from advisor.kinds import get as get_kind
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
 
 
@@ -172,8 +173,8 @@ def not_evaluated_section(analysis: Analysis) -> Section | None:
         return None
     rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing))
                  for n in analysis.not_applicable)
-    full = ("the full event trace: `advisor report … --trace` on the .ntff" if analysis.source.format == "ntff"
-            and analysis.trace is None else "the full JSON output")
+    hint = get_kind(analysis.kind).data("report.yaml").get("capture_hints") or {}
+    full = hint.get(analysis.source.format if analysis.trace is None else "", hint.get("default", "a fuller capture"))
     return Section("Rules not evaluated", (
         Paragraph("These rules read metrics the profile does not have. Capturing them (a newer profiler, "
                   f"{full}, or `--hardware` for `hw_*` figures) enables the rule."),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from advisor.core import units as fmt
 from advisor.core.model import Amdahl, Analysis
+from advisor.kinds import get as get_kind
 from advisor.packs.expr import annotated
 from advisor.report.document import Bullets, Chart, CodeBlock, Paragraph, Section, Table, code, escape
 from advisor.report.findings import root_causes
@@ -66,7 +67,8 @@ def _amdahl_bullets(a: Amdahl) -> list[str]:
 
 
 def _profile_bounds(analysis: Analysis) -> list:
-    """Without workload timings: per finding, what the kernel could gain (AWS's bound)."""
+    """Without workload timings: per finding, what the kernel could gain."""
+    vendor = get_kind(analysis.kind).data("report.yaml").get("speedup_bound")  # the vendor's own statement
     rows = []
     for f in analysis.findings:
         if f.estimated_speedup is None:
@@ -75,8 +77,8 @@ def _profile_bounds(analysis: Analysis) -> list:
         rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.estimated_speedup), bound))
     blocks: list = [Paragraph(
         "No workload timings were given (`--context` with `workload:`), so this is the kernel-level view: for each "
-        "finding, the share of total time it could recover and the kernel speedup that would give, 1 / (1 − share) "
-        "— AWS's bound total_time / max(bound time, other engines' active time).")]
+        "finding, the share of total time it could recover and the kernel speedup that would give, 1 / (1 − share)"
+        + (f" — {vendor}." if vendor else "."))]
     if rows:
         blocks.append(Table(("Finding", "Recoverable share of total time", "Kernel speedup bound"), tuple(rows),
                             align=("left", "right", "right")))

@@ -8,7 +8,8 @@ import pytest
 from tests_support import FIXTURES, SAMPLES
 
 from advisor.core.errors import AdvisorError
-from advisor.kinds.neuron.adapters import LoadOptions, load_profiles
+from advisor.kinds.base import LoadOptions
+from advisor.kinds.neuron.adapters import load_profiles
 from advisor.kinds.neuron.events import summarize, union
 
 TRACE = SAMPLES / "legacy_trace" / "profile.json"
@@ -17,10 +18,10 @@ STATS = json.loads((FIXTURES / "legacy_trace.stats.json").read_text())
 
 def test_loads_summary_and_events():
     [profile] = load_profiles(TRACE)
-    assert profile.source.format == "json"
+    assert profile.source.format == "neuron-json-trace"
     assert profile.source.shape == "full trace: 1,270 instructions, 845 DMA transfers"
     assert profile.values["total_time"] == pytest.approx(STATS["total_time_ns"] * 1e-9)
-    assert len(profile.trace.instr_start) == STATS["instruction_count"]
+    assert len(profile.trace.tables["instruction"]) == STATS["instruction_count"]
     assert profile.trace.warnings  # the profiler's own caveats are kept
 
 
@@ -81,19 +82,6 @@ def test_malformed_traces(write, content, problem):
         load_profiles(write("t.json", content))
 
 
-def test_timeline_counts_overlaps_once():
-    from advisor.kinds.neuron.events import _timeline
-
-    start = np.array([0.0, 0.0, 50.0])  # two overlapping intervals in the first half, one in the second
-    duration = np.array([50.0, 50.0, 25.0])
-    edges, rows = _timeline({"DMA": (start, duration)}, 100.0)
-    busy = rows["DMA"]
-    assert len(edges) == len(busy) + 1
-    half = len(busy) // 2
-    assert all(b == pytest.approx(1.0) for b in busy[:half])  # not 2.0: overlap counted once
-    assert sum(busy[half:]) * (100.0 / len(busy)) == pytest.approx(25.0)
-
-
 def test_streaming_gives_the_same_trace():
     [whole] = load_profiles(TRACE)
     [streamed] = load_profiles(TRACE, LoadOptions(max_memory=1024))  # budget far below the file: streamed
@@ -109,7 +97,7 @@ def test_neff_node_sizes_are_read_from_strings(write):
                           {"id": 3, "name": "a node that is not a tensor"}]}
     for options in (None, LoadOptions(max_memory=16)):  # decoded whole, and streamed
         [profile] = load_profiles(write("t.json", data), options)
-        assert [(t.name, t.kind, t.size) for t in profile.trace.tensors] == [("input0", "IN", 1024.0),
+        assert [(t.name, t.kind, t.size) for t in profile.trace.extra["tensors"]] == [("input0", "IN", 1024.0),
                                                                             ("input1", "IN", None)]
 
 
@@ -121,10 +109,10 @@ def test_odd_supplementary_members_never_sink_the_trace(write):
     whole, streamed = (load_profiles(write("t.json", data), options)[0]
                        for options in (None, LoadOptions(max_memory=16)))
     for profile in (whole, streamed):
-        assert [t.name for t in profile.trace.tensors] == ["a"] and profile.trace.warnings == ("m",)
+        assert [t.name for t in profile.trace.extra["tensors"]] == ["a"] and profile.trace.warnings == ("m",)
         assert profile.trace.metadata == {"hbm_ddr_bandwidth": 2e11}  # an object, not a list: kept by both paths
     data["neff_node"] = {"not": "a list"}
-    assert load_profiles(write("u.json", data))[0].trace.tensors == ()
+    assert load_profiles(write("u.json", data))[0].trace.extra["tensors"] == ()
 
 
 def test_a_large_file_without_events_is_read_as_a_summary():

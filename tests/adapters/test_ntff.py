@@ -7,7 +7,8 @@ import pytest
 from tests_support import FAKE_BIN
 
 from advisor.core.errors import AdvisorError
-from advisor.kinds.neuron.adapters import LoadOptions, load_profiles
+from advisor.kinds.base import LoadOptions
+from advisor.kinds.neuron.adapters import load_profiles
 
 
 @pytest.fixture
@@ -44,8 +45,8 @@ def test_explicit_tool_and_neff(capture, tmp_path, monkeypatch):
     neff = other / "model.neff"
     neff.write_bytes(b"NEFF")
     (capture.parent / "kernel.neff").unlink()
-    [profile] = load_profiles(capture, LoadOptions(neuron_profile=str(FAKE_BIN / "neuron-profile"),
-                                                   neff=str(neff)))
+    [profile] = load_profiles(capture, LoadOptions(kind_options={
+        "neuron_profile": str(FAKE_BIN / "neuron-profile"), "neff": str(neff)}))
     assert profile.values["total_time"] == pytest.approx(0.213808050051)
 
 
@@ -79,7 +80,7 @@ def test_no_neff(capture, fake_on_path):
 
 
 def test_trace_asks_for_the_full_json_and_reads_its_events(capture, fake_on_path):
-    [profile] = load_profiles(capture, LoadOptions(trace=True))
+    [profile] = load_profiles(capture, LoadOptions(kind_options={"trace": True}))
     [call] = [json.loads(line) for line in fake_on_path.read_text().splitlines()]
     written = call[-1]
     assert call[:-1] == ["view", "-n", str(capture.parent.resolve() / "kernel.neff"), "-s", str(capture),
@@ -89,7 +90,7 @@ def test_trace_asks_for_the_full_json_and_reads_its_events(capture, fake_on_path
     assert profile.source.converted_with.endswith("--output-format json --output-file profile.json")
     assert profile.source.shape == "full trace: 2 instructions, 2 DMA transfers"
     assert profile.values["total_time"] == pytest.approx(0.213808050051)
-    assert [t.name for t in profile.trace.tensors] == ["input0", "output0"]
+    assert [t.name for t in profile.trace.extra["tensors"]] == ["input0", "output0"]
 
 
 def test_trace_with_neuron_explorer_asks_for_its_parquet_directory(tmp_path):
@@ -105,11 +106,11 @@ def test_trace_without_the_tool_names_the_full_json_command(capture, monkeypatch
     monkeypatch.setattr("advisor.kinds.neuron.adapters.ntff.DEFAULT_TOOL_DIR", capture.parent / "none")
     with pytest.raises(AdvisorError, match=r"--output-format json --output-file profile.json` and then "
                                            r"`advisor report profile.json`"):
-        load_profiles(capture, LoadOptions(trace=True))
+        load_profiles(capture, LoadOptions(kind_options={"trace": True}))
 
 
 def test_trace_is_refused_for_an_input_that_is_not_an_ntff(tmp_path):
     from tests_support import SAMPLES
 
     with pytest.raises(AdvisorError, match=r"--trace converts an \.ntff"):
-        load_profiles(SAMPLES / "mp2_energy" / "summary.json", LoadOptions(trace=True))
+        load_profiles(SAMPLES / "mp2_energy" / "summary.json", LoadOptions(kind_options={"trace": True}))

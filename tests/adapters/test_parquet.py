@@ -56,7 +56,7 @@ def test_tensor_info_repeat_factor_is_used_when_explorer_fills_it_in(tmp_path):
 def test_tables_explorer_did_not_write_are_absent_not_errors(tmp_path):
     shutil.copy(FOLDER / "Summary.parquet", tmp_path / "Summary.parquet")
     [profile] = load_profiles(tmp_path)
-    assert len(profile.trace.instr_start) == 0 and len(profile.trace.dma_start) == 0
+    assert len(profile.trace.tables["instruction"]) == 0 and len(profile.trace.tables["dma"]) == 0
     assert analyze(tmp_path).trace.instructions == 0
 
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from advisor.report import format as fmt
+from advisor.core import units as fmt
 
 
 @pytest.mark.parametrize(

@@ -4,15 +4,15 @@ once, and the metrics rules read from them. numpy throughout: a trace has millio
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
+from advisor.core.events import Codes, EventTable, EventTrace
 from advisor.core.model import EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
-from advisor.core.resources import load_yaml_resource
-from advisor.kinds.neuron.adapters.columns import Codes, TensorDecl, Trace
+from advisor.kinds.neuron import KIND
+from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
+from advisor.metrics.intervals import concat, gaps, timeline, union, usable
 
 NS = 1e-9
 TOP = 10
@@ -31,62 +31,26 @@ class EngineRule:
 
 @dataclass(frozen=True)
 class TraceRules:
-    """advisor/data/trace.yaml: which timeline rows belong to which engine, which tensors are loads."""
+    """The kind's data/trace.yaml: which timeline rows belong to which engine, which tensors are loads."""
 
     engines: tuple[EngineRule, ...]
     loaded_kinds: frozenset[str]
     reload_warning_repeat: float
+    dma_size_cutoffs: tuple[float, float]  # bytes: AWS's "at least" and "ideally" DMA transfer sizes
 
     def engine_of(self, row: str) -> EngineRule | None:
         return next((r for r in self.engines if r.pattern.fullmatch(row.strip())), None)
 
 
-@lru_cache(maxsize=1)
+@cache
 def trace_rules() -> TraceRules:
-    data = load_yaml_resource("kinds/neuron/data/trace.yaml")
+    data = KIND.data("trace.yaml")
     engines = tuple(EngineRule(e["engine"], e["title"], bool(e["compute"]),
                                re.compile("|".join(f"(?:{p})" for p in e["patterns"]), re.IGNORECASE))
                     for e in data["engines"])
+    small, ideal = data["dma_size_cutoffs"]
     return TraceRules(engines, frozenset(k.upper() for k in data["loaded_tensor_kinds"]),
-                      float(data["reload_warning_repeat"]))
-
-
-def _valid(start, duration):
-    import numpy as np
-
-    keep = (start >= 0) & (duration >= 0) & np.isfinite(start) & np.isfinite(duration)
-    return start[keep], duration[keep], keep
-
-
-def segments(start, duration):
-    """The merged, disjoint segments (starts, ends) covered by [start, start + duration) intervals."""
-    import numpy as np
-
-    if len(start) == 0:
-        return np.empty(0), np.empty(0)
-    order = np.argsort(start, kind="stable")
-    s, e = start[order], (start + duration)[order]
-    running_end = np.maximum.accumulate(e)
-    new = np.empty(len(s), dtype=bool)
-    new[0] = True
-    new[1:] = s[1:] > running_end[:-1]
-    seg_start = s[new]
-    seg_end = np.append(running_end[np.flatnonzero(new)[1:] - 1], running_end[-1])
-    return seg_start, seg_end
-
-
-def union(start, duration) -> tuple[float, list[tuple[float, float]]]:
-    """Total covered length of [start, start + duration) intervals, and the merged segments."""
-    seg_start, seg_end = segments(start, duration)
-    return float((seg_end - seg_start).sum()), list(zip(seg_start.tolist(), seg_end.tolist(), strict=True))
-
-
-def _concat(parts: list[tuple]) -> tuple:
-    import numpy as np
-
-    if not parts:
-        return np.empty(0), np.empty(0)
-    return np.concatenate([s for s, _ in parts]), np.concatenate([d for _, d in parts])
+                      float(data["reload_warning_repeat"]), (float(small), float(ideal)))
 
 
 def _hotspots(codes: Codes, duration, keep) -> tuple[Hotspot, ...]:
@@ -101,32 +65,9 @@ def _hotspots(codes: Codes, duration, keep) -> tuple[Hotspot, ...]:
                  for i in order[:TOP + 1] if codes.names[i] and totals[i] > 0)[:TOP]
 
 
-def _timeline(rows: Mapping[str, tuple], span_ns: float) -> tuple[tuple[float, ...], dict[str, tuple[float, ...]]]:
-    """Busy fraction per time bin and row, exact: the covered length of the row's merged segments
-    inside each bin (overlapping DMA queues or instructions count once)."""
-    import numpy as np
-
-    edges = np.linspace(0, span_ns, TIMELINE_BINS + 1)
-    width = span_ns / TIMELINE_BINS
-    out = {}
-    for name, (start, duration) in rows.items():
-        seg_start, seg_end = segments(start, duration)
-        if len(seg_start) == 0:
-            out[name] = (0.0,) * TIMELINE_BINS
-            continue
-        # covered length up to t: piecewise linear through the segment boundaries
-        lengths = seg_end - seg_start
-        before = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])
-        xs = np.column_stack([seg_start, seg_end]).ravel()
-        ys = np.column_stack([before, before + lengths]).ravel()
-        covered = np.interp(edges, xs, ys)
-        out[name] = tuple(float(v) for v in np.clip(np.diff(covered) / width, 0.0, 1.0))
-    return tuple(float(e) * NS for e in edges), out
-
-
-def _engines(trace: Trace, start, duration, keep, rules: TraceRules) -> list[tuple[EngineBusy, tuple]]:
+def _engines(instructions: EventTable, start, duration, keep, rules: TraceRules) -> list[tuple[EngineBusy, tuple]]:
     """Each engine with the intervals of all its timeline rows; an unrecognised row stands alone."""
-    rows = trace.instr_engine
+    rows = instructions.track
     codes = rows.codes[keep]
     groups: dict[str, tuple[EngineRule | None, list[str], list[tuple]]] = {}
     for code, name in enumerate(rows.names):
@@ -141,7 +82,7 @@ def _engines(trace: Trace, start, duration, keep, rules: TraceRules) -> list[tup
         group[2].append((start[mask], duration[mask]))
     out = []
     for rule, labels, parts in groups.values():
-        intervals = _concat(parts)
+        intervals = concat(parts)
         busy = union(*intervals)[0] * NS
         out.append((EngineBusy(engine=rule.engine if rule else "", title=rule.title if rule else labels[0],
                                rows=tuple(labels), busy=busy, compute=bool(rule and rule.compute)), intervals))
@@ -226,29 +167,17 @@ def _tensor_loads(tensors: tuple[TensorDecl, ...], variables: Codes, sizes, keep
     return _TensorResult(tuple(ranked[:TOP]), len(declared), unnamed_fraction, None, metrics)
 
 
-def _gaps(merged: list[tuple[float, float]], span_ns: float) -> list[Gap]:
-    """The warm-up before the first event, the longest gaps inside the run, and the tail after the last
-    event when the run (the summary's total_time) goes on past it."""
-    if not merged:
-        return []
-    gaps = [Gap(0.0, merged[0][0] * NS)] if merged[0][0] > 0 else []
-    inner = sorted(((b[0] - a[1], a[1]) for a, b in itertools.pairwise(merged)), reverse=True)[:5]
-    gaps += [Gap(start * NS, length * NS) for length, start in inner if length > 0]
-    if span_ns > merged[-1][1]:
-        gaps.append(Gap(merged[-1][1] * NS, (span_ns - merged[-1][1]) * NS))
-    return gaps
-
-
-def summarize(trace: Trace, total_time: float | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
+def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
     """The trace summary for the report, and event-derived metrics (machine units) for the rules.
     Shares are of the run: the summary's `total_time` (s) when given, else up to the last event."""
     import numpy as np
 
     rules = trace_rules()
-    i_start, i_dur, i_keep = _valid(trace.instr_start, trace.instr_duration)
-    d_start, d_dur, d_keep = _valid(trace.dma_start, trace.dma_duration)
-    engines = _engines(trace, i_start, i_dur, i_keep, rules)
-    compute_start, compute_dur = _concat([iv for e, iv in engines if e.compute])
+    instructions, dmas = trace.tables[INSTRUCTION], trace.tables[DMA]
+    i_start, i_dur, i_keep = usable(instructions.start, instructions.duration)
+    d_start, d_dur, d_keep = usable(dmas.start, dmas.duration)
+    engines = _engines(instructions, i_start, i_dur, i_keep, rules)
+    compute_start, compute_dur = concat([iv for e, iv in engines if e.compute])
     compute_busy = union(compute_start, compute_dur)[0]
     compute_or_dma = union(np.concatenate([compute_start, d_start]), np.concatenate([compute_dur, d_dur]))[0]
     all_start = np.concatenate([i_start, d_start])
@@ -256,32 +185,35 @@ def summarize(trace: Trace, total_time: float | None = None) -> tuple[TraceSumma
     busy, merged = union(all_start, all_dur)
     last_end = float((all_start + all_dur).max()) if len(all_start) else 0.0
     span_ns = max(last_end, total_time / NS if total_time else 0.0)
-    sizes = trace.dma_size[d_keep]
+    sizes = dmas.bytes[d_keep]
     known_sizes = sizes[sizes >= 0]
     counts, _ = np.histogram(known_sizes, bins=np.array(SIZE_EDGES, dtype=float))
     timeline_rows = {e.title: iv for e, iv in engines}
     timeline_rows["DMA transfers" if "DMA" in timeline_rows else "DMA"] = (d_start, d_dur)
-    edges, timeline = _timeline(timeline_rows, span_ns) if span_ns > 0 else ((), {})
-    tensors = _tensor_loads(trace.tensors, trace.dma_variable, sizes, d_keep, rules)
+    edges, shares = timeline(timeline_rows, span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
+    tensors = _tensor_loads(trace.extra.get("tensors", ()), dmas.name, sizes, d_keep, rules)
     has_compute, has_dma = any(e.compute for e, _ in engines), len(d_start) > 0
     dma_exposed = (compute_or_dma - compute_busy) * NS if has_compute and has_dma else None
     summary = TraceSummary(
         instructions=len(i_start), dma_transfers=len(d_start), span=span_ns * NS,
         engines=tuple(e for e, _ in engines), busy_union=busy * NS if len(all_start) else None,
-        hotspots_hlo=_hotspots(trace.instr_hlo, i_dur, i_keep), hotspots_nki=_hotspots(trace.instr_nki, i_dur, i_keep),
-        dma_size_edges=SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts), timeline_edges=edges,
-        timeline=timeline, gaps=tuple(_gaps(merged, span_ns)), warnings=trace.warnings,
+        hotspots_hlo=_hotspots(instructions.name, i_dur, i_keep),
+        hotspots_nki=_hotspots(instructions.extra["nki"], i_dur, i_keep),
+        dma_size_edges=SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
+        timeline_edges=tuple(e * NS for e in edges), timeline=shares,
+        gaps=tuple(Gap(start * NS, length * NS) for start, length in gaps(merged, span_ns)), warnings=trace.warnings,
         dma_busy=union(d_start, d_dur)[0] * NS if has_dma else None,
         compute_busy=compute_busy * NS if has_compute else None, dma_exposed=dma_exposed,
         tensor_loads=tensors.loads, tensors_declared=tensors.declared,
         dma_unnamed_fraction=tensors.unnamed_fraction, tensor_note=tensors.note,
-        skipped_instructions=len(trace.instr_start) - len(i_start), skipped_dma=len(trace.dma_start) - len(d_start),
+        skipped_instructions=len(instructions) - len(i_start), skipped_dma=len(dmas) - len(d_start),
         last_event_end=last_end * NS,
     )
     n = len(known_sizes)
+    small, medium = rules.dma_size_cutoffs
     metrics: dict[str, float | None] = {
-        "dma_small_transfer_fraction": float((known_sizes < 4096).sum()) / n if n else None,
-        "dma_transfer_under_32k_fraction": float((known_sizes < 32768).sum()) / n if n else None,
+        "dma_small_transfer_fraction": float((known_sizes < small).sum()) / n if n else None,
+        "dma_transfer_under_32k_fraction": float((known_sizes < medium).sum()) / n if n else None,
         "warmup_idle_fraction": (merged[0][0] / span_ns) if merged and span_ns > 0 else None,
         "trace_busy_fraction": busy / span_ns if merged and span_ns > 0 else None,
         "dma_exposed_time": dma_exposed,

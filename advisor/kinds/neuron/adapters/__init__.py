@@ -1,36 +1,68 @@
-"""Input adapters: the format is decided by content (the extension only breaks ties for NTFF)."""
+"""The Neuron kind's inputs: the format is decided by content (the extension only marks an NTFF).
+
+`detect` claims an input from its first bytes or a folder's names; `load` reads every profile in it;
+`members` lists the per-rank files of a multi-worker capture folder, each analysed on its own.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
+from advisor.core.events import EventTrace
 from advisor.core.model import Profile, SourceInfo
-from advisor.inputs.text import MAX_SUMMARY_BYTES, decode, read_bytes
-from advisor.kinds.conventions import has_profile_metrics, normalise
+from advisor.inputs.text import MAX_SUMMARY_BYTES, decode, decode_head, read_bytes
+from advisor.kinds.base import LoadOptions
+from advisor.kinds.conventions import conventions, has_profile_metrics, normalise
+from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.adapters import legacy_json, ntff, parquet, summary_json, summary_text
-from advisor.kinds.neuron.adapters.columns import Progress, Trace
+from advisor.kinds.neuron.tables import DMA, INSTRUCTION
 
-DEFAULT_MAX_MEMORY = 2 << 30  # bytes; a trace decoded in memory peaks at about 1.5× its size
+RANK_FILE = re.compile(r"^profile_rank_(\d+)\.(json|txt|ntff)$")  # multi-worker captures: one file per rank
 
 
-@dataclass(frozen=True)
-class LoadOptions:
-    neuron_profile: str | None = None  # path of neuron-profile / neuron-explorer for .ntff
-    neff: str | None = None
-    entry: str | None = None  # which entry of a multi-profile summary-json
-    max_memory: int = DEFAULT_MAX_MEMORY  # full traces above half of it are streamed instead of loaded whole
-    progress: Progress | None = None  # progress lines for long trace ingests (a terminal is watching)
-    trace: bool = False  # for an .ntff: convert the full event trace, not the summary
+def detect(path: Path, head: bytes) -> bool:
+    """An .ntff, an Explorer output folder, a folder of per-rank files, a full JSON trace, or the text
+    of a summary-json or summary-text."""
+    if path.is_dir():
+        return parquet.is_explorer_dir(path) or bool(members(path)) or any(path.glob("*.parquet"))
+    if ntff.sniff_name(path) or legacy_json.sniff(head):
+        return True
+    text = decode_head(head)
+    return text is not None and (summary_json.sniff(text) or summary_text.sniff(text))
+
+
+def members(folder: Path) -> list[tuple[str, Path]]:
+    """`profile_rank_<i>.*` files as (`rank <i>`, path), in rank order; a rank twice is an error."""
+    try:
+        names = sorted(folder.iterdir()) if folder.is_dir() else []
+    except OSError as exc:
+        raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
+    ranks = sorted((int(m.group(1)), p) for p in names if (m := RANK_FILE.match(p.name)) and p.is_file())
+    seen: dict[int, Path] = {}
+    for rank, path in ranks:
+        if rank in seen:
+            raise AdvisorError(str(folder), f"rank {rank} twice: {seen[rank].name} and {path.name}")
+        seen[rank] = path
+    return [(f"rank {rank}", path) for rank, path in ranks]
+
+
+def load(path: Path, options: LoadOptions) -> list[Profile]:
+    """Every profile in the input, in file order."""
+    if path.is_dir() and not parquet.is_explorer_dir(path):
+        raise AdvisorError(str(path), "Parquet tables but no Summary.parquet: a Neuron Explorer output folder "
+                                      "needs its Summary table")
+    return load_profiles(path, options)
 
 
 def _parse_text(text: str, where: str) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
     if summary_json.sniff(text):
         return (summary_json.NAME, *summary_json.parse(text, where))
     if summary_text.sniff(text):
-        return (summary_text.NAME, *summary_text.parse(text, where))
+        return (summary_text.NAME, *summary_text.parse(text, where, conventions(KIND)))
     raise AdvisorError(where, "unknown format: expected Neuron summary-json, summary-text or an .ntff capture")
 
 
@@ -39,7 +71,8 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     options = options or LoadOptions()
     where = str(path)
     converted_with = None
-    if options.trace and not ntff.sniff_name(path):
+    conv = conventions(KIND)
+    if options.option("trace") and not ntff.sniff_name(path):
         raise AdvisorError(where, "--trace converts an .ntff capture; this input is read as it is (a summary has "
                                   "no events: capture the full trace with `neuron-profile view … --output-format "
                                   "json`)")
@@ -48,9 +81,9 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     if ntff.sniff_name(path):
         if not path.exists():
             raise AdvisorError(where, "no such file")
-        if options.trace:
+        if options.option("trace"):
             return [_ntff_trace(path, options)]
-        conversion = ntff.convert(path, options.neuron_profile, options.neff)
+        conversion = ntff.convert(path, options.option("neuron_profile"), options.option("neff"))
         converted_with = " ".join(conversion.command)
         fmt, (shape, entries) = ntff.NAME, summary_json.parse(conversion.stdout, where)
     else:
@@ -62,7 +95,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
             raise AdvisorError(where, "file is empty")
         if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
             trace = legacy_json.decode(data, where, options.progress)
-            if len(trace.instr_start) or len(trace.dma_start):
+            if len(trace.tables[INSTRUCTION]) or len(trace.tables[DMA]):
                 return [_trace_profile(path, trace, legacy_json.NAME)]
         elif len(data) > MAX_SUMMARY_BYTES:
             raise AdvisorError(where, f"file is {len(data) / 2**20:.0f} MiB; too large for a profile summary")
@@ -73,14 +106,15 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
 
     profiles = []
     for name, raw in entries:
-        fields = normalise(raw)
-        if not has_profile_metrics(fields.values):
+        fields = normalise(raw, conv)
+        if not has_profile_metrics(fields.values, conv):
             continue
         source = SourceInfo(
             path=where, format=fmt, shape=shape, entry=name if len(entries) > 1 else None,
             entries=tuple(n for n, _ in entries) if len(entries) > 1 else (), converted_with=converted_with,
         )
-        profiles.append(Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes))
+        profiles.append(Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes,
+                                units=fields.units, raw_names=fields.raw_names, kind=KIND.name))
     if not profiles:
         raise AdvisorError(where, "no Neuron profile metrics in it (expected fields such as total_time or "
                                   "hbm_read_bytes)")
@@ -99,7 +133,7 @@ def _stream_if_large(path: Path, options: LoadOptions) -> Profile | None:
     if not legacy_json.sniff(head):
         return None
     trace = legacy_json.stream(path, options.progress)
-    if not (len(trace.instr_start) or len(trace.dma_start)):
+    if not (len(trace.tables[INSTRUCTION]) or len(trace.tables[DMA])):
         return None  # no events: read as a summary, as the in-memory path does
     return _trace_profile(path, trace, legacy_json.NAME)
 
@@ -109,31 +143,20 @@ def _ntff_trace(path: Path, options: LoadOptions) -> Profile:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="advisor-ntff-") as folder:
-        conversion = ntff.convert(path, options.neuron_profile, options.neff, Path(folder))
+        conversion = ntff.convert(path, options.option("neuron_profile"), options.option("neff"), Path(folder))
         assert conversion.output is not None
-        profile = load_profiles(conversion.output, replace(options, trace=False))[0]
+        without_trace = {k: v for k, v in options.kind_options.items() if k != "trace"}
+        profile = load_profiles(conversion.output, replace(options, kind_options=without_trace))[0]
     source = replace(profile.source, path=str(path), format=ntff.NAME, converted_with=" ".join(conversion.command))
     return replace(profile, source=source)
 
 
-def _trace_profile(path: Path, trace: Trace, fmt: str) -> Profile:
-    fields = normalise(trace.summary)
-    if not has_profile_metrics(fields.values):
+def _trace_profile(path: Path, trace: EventTrace, fmt: str) -> Profile:
+    conv = conventions(KIND)
+    fields = normalise(trace.summary, conv)
+    if not has_profile_metrics(fields.values, conv):
         raise AdvisorError(str(path), "the trace has events but no summary metrics")
-    shape = f"full trace: {len(trace.instr_start):,} instructions, {len(trace.dma_start):,} DMA transfers"
+    shape = f"full trace: {len(trace.tables[INSTRUCTION]):,} instructions, {len(trace.tables[DMA]):,} DMA transfers"
     source = SourceInfo(path=str(path), format=fmt, shape=shape)
-    return Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes, trace=trace)
-
-
-def choose(profiles: list[Profile], entry: str | None, where: str) -> Profile:
-    """The profile to analyse: the named entry, else the one with the longest total_time (the core
-    that bounds the step, as AWS's and users' scripts pick)."""
-    if entry is not None:
-        for profile in profiles:
-            if profile.source.entry == entry:
-                return profile
-        if entry.isdigit() and int(entry) < len(profiles):
-            return profiles[int(entry)]
-        names = ", ".join(p.source.entry or "profile" for p in profiles)
-        raise AdvisorError(where, f"--entry {entry}: no such entry; the file holds: {names}")
-    return max(profiles, key=lambda p: (p.values.get("total_time") or 0.0, -profiles.index(p)))
+    return Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes, trace=trace,
+                   units=fields.units, raw_names=fields.raw_names, kind=KIND.name)

@@ -1,67 +1,30 @@
-"""The event columns every full-trace adapter (legacy JSON, Explorer Parquet) produces: numpy arrays
-in machine units (ns, bytes), repeated strings stored once as integer codes."""
+"""What both Neuron full-trace adapters (legacy JSON, Explorer Parquet) share: the event tables they
+fill (core.events: instruction and dma), the NEFF's tensor declarations, and progress."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from advisor.core.events import Codes, EventTable, EventTrace
 from advisor.core.numbers import as_number
+from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
 
 Progress = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class Codes:
-    """A column of repeated strings as integer codes into `names`."""
+def neuron_trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, Any], metadata: dict[str, Any],
+                 warnings: tuple[str, ...], tensors: tuple[TensorDecl, ...]) -> EventTrace:
+    """The trace from per-field columns: instructions on their engine rows, named by HLO op (the NKI
+    source line rides along), and DMA transfers named by the tensor (`variable`) they carry."""
+    import numpy as np
 
-    codes: Any  # numpy int32 array
-    names: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class TensorDecl:
-    """A tensor the NEFF declares (legacy `neff_node`, Explorer `TensorInfo`)."""
-
-    name: str
-    kind: str  # what it is used for, as the NEFF says: IN, WEIGHT, OUT, …
-    size: float | None  # bytes; None when the file gives no usable size
-    reported_repeat: float | None = None  # Explorer's load_to_sbuf_repeat_factor, when it is filled in
-    reported_loaded_bytes: float | None = None  # Explorer's load_to_sbuf_total_size_bytes
-    reported_loads: float | None = None  # Explorer's load_to_sbuf_dma_count
-
-
-@dataclass(frozen=True)
-class Trace:
-    """Event columns (ns, bytes) plus what the file says about itself."""
-
-    instr_start: Any
-    instr_duration: Any
-    instr_engine: Codes  # the timeline row (legacy `label`, Explorer `engine`)
-    instr_hlo: Codes
-    instr_nki: Codes
-    dma_start: Any
-    dma_duration: Any
-    dma_size: Any
-    dma_variable: Codes
-    summary: dict[str, Any]
-    metadata: dict[str, Any]
-    warnings: tuple[str, ...]
-    tensors: tuple[TensorDecl, ...] = ()
-
-
-class Interner(dict):
-    """Repeated strings (engine rows, HLO names, NKI lines, tensor names) as integer codes. A dict
-    whose missing keys number themselves, so `map(interner.__getitem__, values)` codes a column
-    without a Python-level loop."""
-
-    def __missing__(self, value: str) -> int:
-        code = self[value] = len(self)
-        return code
-
-    def codes(self, column: Any) -> Codes:
-        return Codes(codes=column, names=tuple(self))
+    no_queue = Codes(np.zeros(len(dma["start"]), dtype=np.int32), ("",))  # queues are not read
+    return EventTrace(
+        tables={INSTRUCTION: EventTable(instr["start"], instr["duration"], instr["engine"], instr["hlo"],
+                                        extra={"nki": instr["nki"]}),
+                DMA: EventTable(dma["start"], dma["duration"], no_queue, dma["variable"], bytes=dma["size"])},
+        summary=summary, metadata=metadata, warnings=warnings, extra={"tensors": tensors})
 
 
 class Percent:

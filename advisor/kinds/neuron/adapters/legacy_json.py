@@ -19,9 +19,10 @@ from typing import Any
 import msgspec
 
 from advisor.core.errors import AdvisorError
-from advisor.kinds.neuron.adapters.columns import Interner, Percent, Progress, TensorDecl, Trace, tensor_decls
+from advisor.core.events import EventTrace, Interner
+from advisor.kinds.neuron.adapters.columns import Percent, Progress, TensorDecl, neuron_trace, tensor_decls
 
-NAME = "json"
+NAME = "neuron-json-trace"
 SNIFF_BYTES = 1 << 20
 
 
@@ -148,13 +149,13 @@ def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
 
 
 def _trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, Any], metadata: dict[str, Any],
-           warnings: Iterable[tuple[str, str]], tensors: tuple[TensorDecl, ...]) -> Trace:
-    return Trace(
-        instr_start=instr["timestamp"], instr_duration=instr["duration"], instr_engine=instr["label"],
-        instr_hlo=instr["hlo_name"], instr_nki=instr["nki_source_location"], dma_start=dma["timestamp"],
-        dma_duration=dma["duration"], dma_size=dma["transfer_size"], dma_variable=dma["variable"],
-        summary=summary, metadata=metadata, tensors=tensors,
-        warnings=tuple(f"{category}: {message}".strip(": ") for category, message in warnings))
+           warnings: Iterable[tuple[str, str]], tensors: tuple[TensorDecl, ...]) -> EventTrace:
+    return neuron_trace(
+        {"start": instr["timestamp"], "duration": instr["duration"], "engine": instr["label"],
+         "hlo": instr["hlo_name"], "nki": instr["nki_source_location"]},
+        {"start": dma["timestamp"], "duration": dma["duration"], "size": dma["transfer_size"],
+         "variable": dma["variable"]}, summary, metadata,
+        tuple(f"{category}: {message}".strip(": ") for category, message in warnings), tensors)
 
 
 def _member(raw: msgspec.Raw, name: str, kind: type, what: str, progress: Progress | None) -> dict[str, Any]:
@@ -168,7 +169,7 @@ def _member(raw: msgspec.Raw, name: str, kind: type, what: str, progress: Progre
     return _columns(_batches(events, kind), kind, len(events), lambda done: percent(done, len(events)))
 
 
-def decode(data: bytes, where: str, progress: Progress | None = None) -> Trace:
+def decode(data: bytes, where: str, progress: Progress | None = None) -> EventTrace:
     gc_was_enabled = gc.isenabled()
     gc.disable()  # millions of small objects: the collector would rescan them all (3-7× slower)
     try:
@@ -199,7 +200,7 @@ class _CountingReader:
         return chunk
 
 
-def stream(path: Path, progress: Progress | None = None) -> Trace:
+def stream(path: Path, progress: Progress | None = None) -> EventTrace:
     """A trace too large to hold in memory: streamed with ijson's C parser (yajl), one pass per
     member, events filled into the same compact columns batch by batch. Slower than `decode` but flat in
     memory: peak RSS is the columns, not the file."""

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.kinds.neuron.adapters.columns import Interner, Progress, Trace, tensor_decls
+from advisor.core.events import EventTrace, Interner
+from advisor.kinds.neuron.adapters.columns import Progress, neuron_trace, tensor_decls
 
 NAME = "parquet"
 INSTRUCTION_COLUMNS = ("start_ts", "duration_ns", "engine", "hlo_name", "nki_source_location")
@@ -77,7 +78,7 @@ def _texts(table: Any, column: str) -> Any:
     return interner.codes(codes)
 
 
-def load(folder: Path, progress: Progress | None = None) -> Trace:
+def load(folder: Path, progress: Progress | None = None) -> EventTrace:
     import numpy as np
     import pyarrow as pa
 
@@ -101,14 +102,13 @@ def load(folder: Path, progress: Progress | None = None) -> Trace:
         starts = [float(np.min(_numbers(t, "start_ts"))) for t in (instr, dma) if t.num_rows]
         origin = min(starts) if starts else 0.0
     categories, messages = (_texts(warnings, c) for c in ("category", "message"))
-    return Trace(
-        instr_start=_numbers(instr, "start_ts") - float(origin), instr_duration=_numbers(instr, "duration_ns"),
-        instr_engine=_texts(instr, "engine"), instr_hlo=_texts(instr, "hlo_name"),
-        instr_nki=_texts(instr, "nki_source_location"),
-        dma_start=_numbers(dma, "start_ts") - float(origin), dma_duration=_numbers(dma, "duration_ns"),
-        dma_size=_numbers(dma, "transfer_bytes"), dma_variable=_texts(dma, "variable"),
-        summary={**{k: v for k, v in metadata.items() if isinstance(v, (str, int, float))}, **summary},
-        metadata=metadata, tensors=tensor_decls(tensors.to_pylist()),
-        warnings=tuple(f"{categories.names[c]}: {messages.names[m]}".strip(": ")
-                       for c, m in zip(categories.codes, messages.codes, strict=True)),
-    )
+    return neuron_trace(
+        {"start": _numbers(instr, "start_ts") - float(origin), "duration": _numbers(instr, "duration_ns"),
+         "engine": _texts(instr, "engine"), "hlo": _texts(instr, "hlo_name"),
+         "nki": _texts(instr, "nki_source_location")},
+        {"start": _numbers(dma, "start_ts") - float(origin), "duration": _numbers(dma, "duration_ns"),
+         "size": _numbers(dma, "transfer_bytes"), "variable": _texts(dma, "variable")},
+        {**{k: v for k, v in metadata.items() if isinstance(v, (str, int, float))}, **summary}, metadata,
+        tuple(f"{categories.names[c]}: {messages.names[m]}".strip(": ")
+              for c, m in zip(categories.codes, messages.codes, strict=True)),
+        tensor_decls(tensors.to_pylist()))

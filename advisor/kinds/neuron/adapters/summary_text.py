@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.kinds.conventions import field_rules
+from advisor.kinds.conventions import Conventions
 
 NAME = "summary-text"
 
@@ -58,7 +58,7 @@ def sniff(text: str) -> bool:
     return named >= 2 and named >= len(rows) // 2
 
 
-def _value(text: str, units: dict[str, float]) -> Any:
+def _value(text: str, conv: Conventions) -> Any:
     """A number in machine units, or the text itself when it is not a number with a known unit."""
     match = _VALUE.match(text)
     if not match:
@@ -67,12 +67,11 @@ def _value(text: str, units: dict[str, float]) -> Any:
     number = float(number_text)
     if unit is None:
         return number
-    factor = units.get(unit)
+    factor = conv.factor(unit)
     return text if factor is None else number * factor
 
 
-def parse(text: str, where: str) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
-    units = field_rules().text_units
+def parse(text: str, where: str, conv: Conventions) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
     rows = _content_lines(text)
     grouped = _grouped([t for t in rows if not _is_header(t)])
     fields: dict[str, Any] = {}
@@ -86,13 +85,13 @@ def parse(text: str, where: str) -> tuple[str, list[tuple[str, dict[str, Any]]]]
         if value_text.lower() in ("n/a", "na", "-", "none", "null"):
             fields[name] = None
         else:
-            fields[name] = _value(value_text, units)
+            fields[name] = _value(value_text, conv)
     if not fields:
         raise AdvisorError(where, "no `metric value` lines found in this summary-text")
-    layout = "humanised" if any(isinstance(v, float) for v in fields.values()) and _has_units(rows) else "raw"
+    humanised = any(isinstance(v, float) for v in fields.values()) and _has_units(rows, conv)
+    layout = "humanised" if humanised else "raw"
     return f"{layout} layout" + (" with group column" if grouped else ""), [("profile", fields)]
 
 
-def _has_units(rows: list[list[str]]) -> bool:
-    units = field_rules().text_units
-    return any(len(t) >= 2 and t[-1] in units and _NUMBER.match(t[-2].replace(",", "") or "x") for t in rows)
+def _has_units(rows: list[list[str]], conv: Conventions) -> bool:
+    return any(len(t) >= 2 and t[-1] in conv.text_units and _NUMBER.match(t[-2].replace(",", "") or "x") for t in rows)

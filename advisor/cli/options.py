@@ -1,0 +1,188 @@
+"""From the command line and the settings file to `AnalyzeOptions`: rule selection and parameters,
+sizes, each profile kind's own options (declared in the kind's `data/options.yaml`), and the progress
+printer. Imports nothing heavy at module level: `advisor --help` builds the kind options too."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from advisor.api import AnalyzeOptions
+    from advisor.cli.settings import Settings
+    from advisor.kinds import ProfileKind
+
+OPTIONS_FILE = "options.yaml"
+_SPEC_KEYS = ("flag", "dest", "metavar", "help", "action")
+_ACTIONS = ("store", "store_true")
+_FLAG = re.compile(r"--[a-z0-9][a-z0-9-]*")
+_NAMESPACE = "kind_option:"  # kind options live apart from the command's own dests in the Namespace
+
+
+# --- rule selection, parameters, sizes ---------------------------------------------------------------
+
+def split(values: Iterable[str]) -> tuple[str, ...]:
+    """`--select a,b --select c` → (a, b, c)."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+def set_params(values: Iterable[str]) -> dict[str, float]:
+    """`--set RULE.PARAM=NUMBER` (repeatable) → {"RULE.PARAM": number}."""
+    from advisor.cli.settings import rule_param
+    from advisor.core.errors import AdvisorError
+
+    out = {}
+    for item in values:
+        key, sep, raw = item.partition("=")
+        param = rule_param(key, raw) if sep else None
+        if param is None:
+            raise AdvisorError("--set", f"'{item}' must be RULE.PARAM=NUMBER, e.g. weight-reload.min_ratio=4")
+        out[param[0]] = param[1]
+    return out
+
+
+def max_memory(text: str) -> int:
+    """`--max-memory 2GiB` in bytes."""
+    from advisor.core.errors import AdvisorError
+    from advisor.core.numbers import parse_size
+
+    size = parse_size(text)
+    if size is None:
+        raise AdvisorError("--max-memory", f"'{text}' is not a size such as 512MiB or 4GiB")
+    return size
+
+
+# --- each kind's own options -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KindOption:
+    """One command-line option a kind declares in its data/options.yaml."""
+
+    kind: str  # the kind's title, for the argument group and errors
+    flag: str  # --neff
+    dest: str  # neff: the key in LoadOptions.kind_options
+    help: str
+    action: str = "store"  # store | store_true
+    metavar: str | None = None
+
+
+def kind_option_specs(kind: ProfileKind) -> list[KindOption]:
+    """The options a kind declares, validated: a mistake names the file and the entry."""
+    from advisor.core.errors import AdvisorError
+
+    path = kind.folder / OPTIONS_FILE
+    if not path.is_file():
+        return []
+    where = str(path)
+    data = kind.data(OPTIONS_FILE)
+    entries = data.get("options", [])
+    if not data or not isinstance(entries, list):
+        raise AdvisorError(where, "must be a mapping with `options:`, a list of {flag, dest, metavar, help, "
+                                  "action}")
+    specs = []
+    for i, entry in enumerate(entries):
+        at = f"options[{i}]"
+        if not isinstance(entry, dict):
+            raise AdvisorError(where, f"{at}: must be a mapping of {', '.join(_SPEC_KEYS)}")
+        unknown = [k for k in entry if k not in _SPEC_KEYS]
+        if unknown:
+            raise AdvisorError(where, f"{at}: unknown key '{unknown[0]}'; known: {', '.join(_SPEC_KEYS)}")
+        flag, help_text = entry.get("flag"), entry.get("help")
+        if not isinstance(flag, str) or not _FLAG.fullmatch(flag):
+            raise AdvisorError(where, f"{at}: flag must be a long option such as --neff")
+        dest = entry.get("dest", flag[2:].replace("-", "_"))
+        action = entry.get("action", "store")
+        metavar = entry.get("metavar")
+        if not isinstance(dest, str) or not dest.isidentifier():
+            raise AdvisorError(where, f"{at} ({flag}): dest must be a Python identifier")
+        if not isinstance(help_text, str) or not help_text.strip():
+            raise AdvisorError(where, f"{at} ({flag}): help is required")
+        if action not in _ACTIONS:
+            raise AdvisorError(where, f"{at} ({flag}): action must be one of {', '.join(_ACTIONS)}")
+        if metavar is not None and (not isinstance(metavar, str) or action != "store"):
+            raise AdvisorError(where, f"{at} ({flag}): metavar must be text, and only for action store")
+        specs.append(KindOption(kind.title, flag, dest, " ".join(help_text.split()), action, metavar))
+    return specs
+
+
+def add_kind_options(parser: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) -> None:
+    """Each kind's options in an argument group titled after it ("AWS Neuron options"). Two kinds may
+    share a flag when they declare it alike (same dest and action): it is added once."""
+    from advisor.core.errors import AdvisorError
+
+    added: dict[str, KindOption] = {}
+    for kind in kinds:
+        specs = [s for s in kind_option_specs(kind) if not _shared(s, added, kind)]
+        if not specs:
+            continue
+        group = parser.add_argument_group(f"{kind.title} options")
+        for spec in specs:
+            extra: dict[str, Any] = {} if spec.action == "store_true" else {"metavar": spec.metavar or
+                                                                           spec.dest.upper()}
+            try:
+                group.add_argument(spec.flag, dest=_NAMESPACE + spec.dest, action=spec.action,
+                                   help=spec.help.replace("%", "%%"), **extra)
+            except argparse.ArgumentError:
+                raise AdvisorError(str(kind.folder / OPTIONS_FILE),
+                                   f"{spec.flag} is already an option of `advisor {parser.prog.split()[-1]}`"
+                                   ) from None
+            added[spec.flag] = spec
+
+
+def _shared(spec: KindOption, added: dict[str, KindOption], kind: ProfileKind) -> bool:
+    from advisor.core.errors import AdvisorError
+
+    earlier = added.get(spec.flag)
+    if earlier is None:
+        return False
+    if (earlier.dest, earlier.action) != (spec.dest, spec.action):
+        raise AdvisorError(str(kind.folder / OPTIONS_FILE),
+                           f"{spec.flag} is declared differently by {earlier.kind} (dest {earlier.dest}, "
+                           f"action {earlier.action})")
+    return True
+
+
+def kind_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The kind options given on the command line, by dest (unset ones left out)."""
+    values = vars(args)
+    return {name[len(_NAMESPACE):]: value for name, value in sorted(values.items())
+            if name.startswith(_NAMESPACE) and value is not None and value is not False}
+
+
+# --- settings, AnalyzeOptions, progress --------------------------------------------------------------
+
+def settings(args: argparse.Namespace) -> Settings:
+    """--config FILE, else advisor.toml or [tool.advisor] found from the working directory upwards."""
+    from advisor.cli.settings import load_settings
+
+    return load_settings(args.config, Path.cwd())
+
+
+def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions:
+    """The command line over the settings file: --select replaces the file's, --ignore and --set add
+    to it, --rules come after the file's packs."""
+    from advisor.api import AnalyzeOptions
+    from advisor.engine.evaluate import Selection
+    from advisor.kinds import LoadOptions
+
+    selection = Selection(
+        select=split(args.select) or found.select,
+        ignore=found.ignore + split(args.ignore),
+        params={**found.params, **set_params(args.set_params)},
+    )
+    load = LoadOptions(entry=args.entry, max_memory=max_memory(args.max_memory), kind_options=kind_options(args))
+    return AnalyzeOptions(load=load, hardware=args.hardware or found.hardware,
+                          rule_paths=(*found.rules, *args.rules), selection=selection,
+                          context=getattr(args, "context", None))
+
+
+def progress(args: argparse.Namespace) -> Callable[[str], None] | None:
+    """Progress lines on stderr, only for a person watching a terminal (never in CI logs or pipes)."""
+    if getattr(args, "quiet", False) or not sys.stderr.isatty():
+        return None
+    return lambda message: print(f"\r\033[Kadvisor: {message}", end="", file=sys.stderr, flush=True)

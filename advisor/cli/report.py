@@ -1,0 +1,67 @@
+"""`advisor report` (analyse an input, write the report, the --fail-on gate) and `advisor metrics`
+(every metric as a table or JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from advisor.cli import options
+from advisor.cli.output import emit, output_format
+
+
+def analysis(args: argparse.Namespace, found):
+    """The input analysed with the command line over the settings, progress on a terminal."""
+    from advisor.api import analyze
+    from advisor.core.errors import AdvisorError
+
+    if args.jobs is not None and args.jobs < 1:
+        raise AdvisorError("--jobs", "must be at least 1")
+    progress = options.progress(args)
+    try:
+        return analyze(args.input, options.analyze_options(args, found), jobs=args.jobs, progress=progress)
+    finally:
+        if progress:
+            print(file=sys.stderr)
+
+
+def report(args: argparse.Namespace) -> int:
+    from advisor.gates import severity_gate
+    from advisor.report.render import render
+
+    fmt = output_format(args, [args.input, *([args.context] if args.context else [])], "report.pdf")
+    found = options.settings(args)
+    result = analysis(args, found)
+    emit(args, render(result, fmt, args.output, args.page_size))
+    failures = severity_gate(result.findings, args.fail_on or found.fail_on)
+    for failure in failures:  # the report is written first: the gate explains it
+        print(f"advisor: gate: {failure}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def metrics_table(result) -> str:
+    """One line per metric: name, value with its unit, unit, and where it came from."""
+    from advisor.core import units
+
+    rows = [(m.name, units.value(m.value, m.unit), m.unit or "-",
+             m.source + (f" ({m.formula})" if m.source == "derived" and m.formula else ""))
+            for m in result.metrics.values()]
+    if not rows:
+        return ""
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    return "\n".join(f"{r[0]:<{widths[0]}}  {r[1]:>{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows)
+
+
+def metrics(args: argparse.Namespace) -> int:
+    import json
+
+    from advisor.core.serialize import to_dict
+
+    result = analysis(args, options.settings(args))
+    if args.json:
+        print(json.dumps(to_dict(result)["metrics"], indent=2, ensure_ascii=False))
+    else:
+        table = metrics_table(result)
+        if table:
+            print(table)
+    return 0

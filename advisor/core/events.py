@@ -1,0 +1,62 @@
+"""The event model every full-trace kind produces: tables of events (numpy columns, times in ns from
+the trace start, sizes in bytes), one table per category (Neuron: instruction, dma; a Perfetto trace:
+one per track category), repeated strings stored once as integer codes. Kind-specific columns ride
+along in `extra`; what a kind knows about the file beyond its events rides in `EventTrace.extra`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Codes:
+    """A column of repeated strings as integer codes into `names`."""
+
+    codes: Any  # numpy int32 array
+    names: tuple[str, ...]
+
+    def value(self, i: int) -> str:
+        return self.names[int(self.codes[i])]
+
+
+class Interner(dict):
+    """Repeated strings as integer codes. A dict whose missing keys number themselves, so
+    `map(interner.__getitem__, values)` codes a column without a Python-level loop."""
+
+    def __missing__(self, value: str) -> int:
+        code = self[value] = len(self)
+        return code
+
+    def codes(self, column: Any) -> Codes:
+        return Codes(codes=column, names=tuple(self))
+
+
+@dataclass(frozen=True)
+class EventTable:
+    """Events of one category: when, how long, on which timeline track, what, and how many bytes."""
+
+    start: Any  # float64 ns from the trace start; negative or NaN = unusable
+    duration: Any  # float64 ns
+    track: Codes  # the timeline row (an engine, a DMA queue, a Perfetto track)
+    name: Codes  # what ran (an HLO op, a tensor a transfer carried, a command name)
+    bytes: Any = None  # float64 bytes moved, for transfers; None when the category moves none
+    extra: Mapping[str, Any] = field(default_factory=dict)  # the kind's own columns (Codes or arrays)
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+@dataclass(frozen=True)
+class EventTrace:
+    """A full trace: its event tables by category, and what the file says about itself."""
+
+    tables: Mapping[str, EventTable]
+    summary: dict[str, Any]  # the profiler's own summary fields, read by the kind's conventions
+    metadata: dict[str, Any]  # facts about the machine and capture
+    warnings: tuple[str, ...] = ()  # the profiler's own caveats
+    extra: Mapping[str, Any] = field(default_factory=dict)  # e.g. Neuron: the NEFF's tensor declarations
+
+    def table(self, category: str) -> EventTable | None:
+        return self.tables.get(category)

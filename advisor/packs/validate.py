@@ -1,0 +1,321 @@
+"""Checking each item of a pack (inputs, metrics, rules, examples, message placeholders, params and
+their units) against the names every loaded pack declares.
+
+Problems are collected rather than raised at the first, so `rules validate` lists them all, each as
+`file:line: rule ID (name): problem`.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from advisor.core.errors import suggest
+from advisor.core.model import SEVERITIES
+from advisor.core.numbers import as_number
+from advisor.core.units import UNITS
+from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
+from advisor.packs.model import Example, InputDef, MetricDef, RuleDef
+
+EXPECTS = ("fire", "pass", "not_applicable", "skip")
+
+NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # pack and rule names, aliases: kebab-case
+ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
+IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")  # metric, input and param names
+
+PACK_KEYS = ("pack", "version", "description", "kinds", "inputs", "metrics", "rules")
+_INPUT_KEYS = ("name", "unit", "description", "better")
+_METRIC_KEYS = ("name", "expr", "unit", "better", "description")
+_RULE_KEYS = ("id", "name", "aliases", "title", "category", "severity", "requires", "explains", "params", "when",
+              "message", "root_cause", "recommendation", "estimated_speedup", "references", "examples")
+_EXAMPLE_KEYS = ("metrics", "params", "hardware", "expect", "note")
+
+
+@dataclass
+class RuleKey:
+    """A name, id or alias that refers to a rule."""
+
+    name: str  # the rule's current name
+    where: str  # file:line of the rule
+    what: str  # name | id | alias
+
+
+@dataclass
+class Declared:
+    """What pass 1 found in the loaded packs, for pass 2 to check references against."""
+
+    names: set[str] = field(default_factory=set)  # inputs, metrics and hardware figures
+    units: dict[str, str] = field(default_factory=dict)  # so a threshold param can borrow its metric's unit
+    rules: dict[str, RuleKey] = field(default_factory=dict)  # every name, id and alias
+    elsewhere: dict[str, str] = field(default_factory=dict)  # rule names of packs left out -> their pack
+    kind: str | None = None
+
+
+class Checker:
+    """Collects problems instead of stopping at the first."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+
+    def add(self, where: str, problem: str) -> None:
+        self.problems.append(f"{where}: {problem}")
+
+    def keys(self, where: str, obj: dict[str, Any], allowed: Sequence[str], required: Sequence[str]) -> None:
+        for key in obj:
+            if not isinstance(key, str) or key not in allowed:
+                self.add(where, f"unknown key '{key}'{suggest(str(key), allowed)}")
+        for key in required:
+            if key not in obj or obj[key] in (None, ""):
+                self.add(where, f"'{key}' is required")
+
+    def text(self, where: str, obj: dict[str, Any], key: str) -> str:
+        value = obj.get(key, "")
+        if value is None:
+            return ""
+        if not isinstance(value, str):
+            self.add(where, f"'{key}' must be text")
+            return ""
+        return value.strip()
+
+    def expression(self, where: str, what: str, text: Any, known: set[str]) -> Expression | None:
+        try:
+            return compile_expression(text, known)
+        except ExprError as exc:
+            self.add(where, f"{what}: {exc.pointed()}")
+            return None
+
+    def text_list(self, where: str, item: dict[str, Any], key: str, what: str) -> list[str] | None:
+        value = item.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.add(where, f"'{key}' must be a list of {what}")
+            return None
+        return value
+
+
+def _number_map(check: Checker, where: str, what: str, raw: Any) -> dict[str, float]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        check.add(where, f"'{what}' must be a mapping of names to numbers")
+        return {}
+    out: dict[str, float] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not IDENT.match(key):
+            check.add(where, f"{what}: '{key}' is not a valid name")
+        elif as_number(value) is None:
+            check.add(where, f"{what}: '{key}' must be a number, not {value!r:.40}")
+        else:
+            out[key] = as_number(value)  # type: ignore[assignment]
+    return out
+
+
+def _placeholders(check: Checker, where: str, message: str, known: set[str]) -> tuple[tuple[str, str], ...]:
+    found: list[tuple[str, str]] = []
+    try:
+        parsed = list(string.Formatter().parse(message))
+    except ValueError as exc:
+        check.add(where, f"message: {exc}")
+        return ()
+    for _, field_name, spec, conversion in parsed:
+        if field_name is None:
+            continue
+        if not IDENT.match(field_name):
+            check.add(where, f"message: placeholder {{{field_name}}} must be a plain metric or param name "
+                             "(no attributes, indexes or calls)")
+        elif conversion is not None or "{" in (spec or ""):
+            check.add(where, f"message: placeholder {{{field_name}}} may only have a format spec")
+        elif field_name not in known:
+            check.add(where, f"message: unknown name '{field_name}'{suggest(field_name, known)}")
+        else:
+            try:
+                format(1.5, spec or "")
+                found.append((field_name, spec or ""))
+            except (ValueError, TypeError):
+                check.add(where, f"message: '{spec}' is not a valid number format for {{{field_name}}}")
+    return tuple(found)
+
+
+def _named(check: Checker, where: str, item: dict[str, Any], what: str) -> tuple[str, str, str | None] | None:
+    """The name, unit and direction of goodness an input or a metric declares."""
+    name = item.get("name")
+    if not isinstance(name, str) or not IDENT.match(name):
+        check.add(where, f"{what} name {name!r} must be a snake_case identifier")
+        return None
+    unit = item.get("unit", "")
+    if unit not in UNITS:
+        check.add(where, f"{what} '{name}': unknown unit {unit!r}; use one of {', '.join(u for u in UNITS if u)}")
+    better = item.get("better")
+    if better not in (None, "higher", "lower"):
+        check.add(where, f"{what} '{name}': 'better' must be higher or lower, not {better!r}")
+    return name, str(unit), better
+
+
+def input_def(check: Checker, where: str, item: dict[str, Any], pack: str) -> InputDef | None:
+    check.keys(where, item, _INPUT_KEYS, ("name",))
+    named = _named(check, where, item, "input")
+    if named is None:
+        return None
+    name, unit, better = named
+    return InputDef(name=name, unit=unit, description=check.text(where, item, "description"), pack=pack,
+                    better=better)
+
+
+def metric_def(check: Checker, where: str, item: dict[str, Any], pack: str, known: set[str]) -> MetricDef | None:
+    check.keys(where, item, _METRIC_KEYS, ("name", "expr", "unit"))
+    named = _named(check, where, item, "metric")
+    if named is None:
+        return None
+    name, unit, better = named
+    expr = check.expression(f"{where}: metric '{name}'", "expr", item.get("expr"), known)
+    if expr is None:
+        return None
+    return MetricDef(name=name, expr=expr, unit=unit, better=better,
+                     description=check.text(where, item, "description"), pack=pack)
+
+
+def param_problem(name: str, value: float, unit: str) -> str | None:
+    """A threshold that cannot mean what its author wanted: negative, or a percent given for a
+    fraction (70 for 0.70)."""
+    if value < 0:
+        return f"{name} = {value:g} is negative; thresholds here are sizes, times, ratios or fractions"
+    if unit == "fraction" and value > 1:
+        return f"{name} = {value:g} but it is a fraction (0..1); did you mean {value / 100:g}?"
+    return None
+
+
+def param_units(when: Expression, params: dict[str, float], units: dict[str, str]) -> dict[str, str]:
+    """A param compared with a metric takes that metric's unit (`x < max_fraction` -> fraction), so
+    thresholds show as 25 % rather than 0.25."""
+    found: dict[str, str] = {}
+    for node in ast.walk(ast.parse(when.text, mode="eval")):
+        if isinstance(node, ast.Compare):
+            for a, b in itertools.pairwise([node.left, *node.comparators]):
+                for param, other in ((a, b), (b, a)):
+                    if isinstance(param, ast.Name) and param.id in params and isinstance(other, ast.Name):
+                        unit = units.get(other.id)
+                        if unit:
+                            found.setdefault(param.id, unit)
+    return found
+
+
+def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declared: Declared) -> RuleDef | None:
+    check.keys(where, item, _RULE_KEYS, ("id", "name", "title", "severity", "when", "message", "recommendation"))
+    rid, name = str(item.get("id", "")), item.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        check.add(where, f"rule name {name!r} must be kebab-case (e.g. weight-reload)")
+        return None
+    where = f"{where}: rule {rid} ({name})"
+    if not ID.match(rid):
+        check.add(where, f"id {rid!r} must be a letter then letters or digits (e.g. NRN006)")
+    severity = item.get("severity")
+    if severity not in SEVERITIES:
+        check.add(where, f"severity {severity!r} must be one of {', '.join(SEVERITIES)}")
+    aliases = _aliases(check, where, item)
+    requires = _rule_refs(check, where, item, "requires", declared)
+    explains = _rule_refs(check, where, item, "explains", declared)
+    params = _number_map(check, where, "params", item.get("params"))
+    clash = sorted(set(params) & declared.names)
+    if clash:
+        check.add(where, f"param '{clash[0]}' has the name of a metric")
+    names = declared.names | set(params)
+    when = check.expression(where, "when", item.get("when"), names)
+    speedup = None
+    if item.get("estimated_speedup") is not None:
+        speedup = check.expression(where, "estimated_speedup", item.get("estimated_speedup"), names)
+    message = check.text(where, item, "message")
+    placeholders = _placeholders(check, where, message, names)
+    references = check.text_list(where, item, "references", "text") or []
+    examples = _examples(check, where, item.get("examples"), params)
+    if when is None:
+        return None
+    for mistake in fraction_mistakes(when, declared.units):
+        check.add(where, f"when: {mistake}")
+    units = param_units(when, params, declared.units)
+    for param, value in params.items():
+        problem = param_problem(param, value, units.get(param, ""))
+        if problem:
+            check.add(where, f"params: {problem}")
+    return RuleDef(
+        id=rid, name=name, title=check.text(where, item, "title"), category=str(item.get("category") or "general"),
+        severity=str(severity), requires=requires, explains=explains, params=params, when=when, message=message,
+        placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
+        recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
+        references=tuple(references), examples=examples, pack=pack, where=where, param_units=units,
+        aliases=aliases,
+    )
+
+
+def _aliases(check: Checker, where: str, item: dict[str, Any]) -> tuple[str, ...]:
+    aliases = check.text_list(where, item, "aliases", "former rule names")
+    if aliases is None:
+        return ()
+    for alias in aliases:
+        if not NAME.match(alias) and not ID.match(alias):
+            check.add(where, f"alias {alias!r} must be a kebab-case name (or a former id)")
+    return tuple(dict.fromkeys(aliases))
+
+
+def _rule_refs(check: Checker, where: str, item: dict[str, Any], key: str, declared: Declared) -> tuple[str, ...]:
+    """`requires` or `explains`: rule names (or ids, or aliases), resolved to current names."""
+    refs = check.text_list(where, item, key, "rule names")
+    if refs is None:
+        return ()
+    out = []
+    for ref in refs:
+        found = declared.rules.get(ref)
+        if found is not None:
+            out.append(found.name)
+        elif ref in declared.elsewhere:
+            check.add(where, f"{key} rule '{ref}' of pack {declared.elsewhere[ref]}, which does not apply to "
+                             f"profile kind '{declared.kind}' (list it in this pack's `kinds:` too?)")
+        else:
+            known = [k for k, v in declared.rules.items() if v.what != "id"]
+            check.add(where, f"{key} unknown rule '{ref}'{suggest(ref, known)}")
+    return tuple(dict.fromkeys(out))
+
+
+def _examples(check: Checker, where: str, raw: Any, params: dict[str, float]) -> tuple[Example, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        check.add(where, "'examples' must be a list")
+        return ()
+    out = []
+    for i, ex in enumerate(raw):
+        example = _example(check, f"{where}: example {i + 1}", ex, params)
+        if example is not None:
+            out.append(example)
+    return tuple(out)
+
+
+def _example(check: Checker, where: str, ex: Any, params: dict[str, float]) -> Example | None:
+    if not isinstance(ex, dict):
+        check.add(where, "must be a mapping")
+        return None
+    check.keys(where, ex, _EXAMPLE_KEYS, ("metrics", "expect"))
+    if ex.get("expect") not in EXPECTS:
+        check.add(where, f"expect must be one of {', '.join(EXPECTS)}")
+    metrics_raw = ex.get("metrics") or {}
+    if not isinstance(metrics_raw, dict):
+        check.add(where, "'metrics' must be a mapping")
+        return None
+    metrics: dict[str, float | None] = {}
+    for key, value in metrics_raw.items():
+        if value is None:
+            metrics[str(key)] = None
+        elif as_number(value) is None:
+            check.add(where, f"metric '{key}' must be a number or null")
+        else:
+            metrics[str(key)] = as_number(value)
+    ex_params = _number_map(check, where, "params", ex.get("params"))
+    unknown = sorted(set(ex_params) - set(params))
+    if unknown:
+        check.add(where, f"unknown param '{unknown[0]}'")
+    hardware = ex.get("hardware")
+    return Example(metrics=metrics, params=ex_params, hardware=str(hardware) if hardware else None,
+                   expect=str(ex.get("expect")), where=where)
