@@ -166,13 +166,28 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
 
 
 def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
-                  progress: Progress | None = None) -> Analysis:
-    """A saved analysis JSON (`advisor report … -o x.json`) as it is, or an input analysed now."""
+                  progress: Progress | None = None, refused_when_saved: Sequence[str] = ()) -> Analysis:
+    """A saved analysis JSON (`advisor report … -o x.json`) as it was analysed, or an input analysed
+    now. A saved analysis takes a new investigation context (judged on its metrics); the options
+    named in `refused_when_saved` (given, but only a new analysis could apply them) are an error."""
+    options = options or AnalyzeOptions()
     saved = serialize.read_if_analysis(path)
     if saved is None:
         return analyze(path, options, jobs, progress)
-    ruleset = load_packs((options or AnalyzeOptions()).rule_paths, kind=saved.kind)
-    return serialize.with_current_rule_names(saved, ruleset.canonical)
+    if refused_when_saved:
+        given = ", ".join(refused_when_saved)
+        raise AdvisorError(str(path), f"a saved analysis is rendered as it was analysed; {given} apply when "
+                                      "analysing the profile itself")
+    ruleset = load_packs(options.rule_paths, kind=saved.kind)
+    saved = serialize.with_current_rule_names(saved, ruleset.canonical)
+    if options.context is None:
+        return saved
+    metrics = saved.metrics
+    hw_units = saved.hardware.env_units() if saved.hardware else {}
+    env = {**hardware_env(saved.hardware), **{n: m.value for n, m in metrics.items()}}
+    context = load_context(options.context, {*metrics, *hw_units}, {**hw_units, **{n: m.unit for n, m in
+                                                                                  metrics.items()}})
+    return replace(saved, investigation=judge(context, env, metrics))
 
 
 def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: AnalyzeOptions | None = None,

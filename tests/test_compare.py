@@ -71,7 +71,7 @@ def test_cli_pair_markdown_and_json(tmp_path):
     assert "](diff_files/compare-engines-" in text
     done = run_cli("compare", BEFORE, AFTER, "-o", tmp_path / "diff.json")
     data = json.loads((tmp_path / "diff.json").read_text())
-    assert data["schema_version"] == 1 and data["speedup"] == pytest.approx(1.6667, abs=1e-3)
+    assert data["schema_version"] == 2 and data["speedup"] == pytest.approx(1.6667, abs=1e-3)
     assert "weight-reload" in data["findings"]["fixed"]
     assert data["metrics"]["total_time"]["verdict"] == "better"
     assert data["root_cause"] == {"before": ["weight-reload"],

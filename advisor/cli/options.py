@@ -163,6 +163,14 @@ def settings(args: argparse.Namespace) -> Settings:
     return load_settings(args.config, Path.cwd())
 
 
+def analysis_flags_given(args: argparse.Namespace) -> tuple[str, ...]:
+    """The command-line options that change what an analysis finds (not how it is shown)."""
+    flags = {"--hardware": args.hardware, "--rules": args.rules, "--select": args.select, "--ignore": args.ignore,
+             "--set": args.set_params, "--entry": args.entry}
+    flags.update({f"--{dest.replace('_', '-')}": value for dest, value in kind_options(args).items()})
+    return tuple(flag for flag, value in flags.items() if value)
+
+
 def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions:
     """The command line over the settings file: --select replaces the file's, --ignore and --set add
     to it, --rules come after the file's packs."""

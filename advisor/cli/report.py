@@ -11,15 +11,17 @@ from advisor.cli.output import emit, output_format
 
 
 def analysis(args: argparse.Namespace, found):
-    """The input analysed with the command line over the settings, progress on a terminal."""
-    from advisor.api import analyze
+    """The input analysed with the command line over the settings (or a saved analysis JSON, as it was
+    analysed), progress on a terminal."""
+    from advisor.api import load_analysis
     from advisor.core.errors import AdvisorError
 
     if args.jobs is not None and args.jobs < 1:
         raise AdvisorError("--jobs", "must be at least 1")
     progress = options.progress(args)
     try:
-        return analyze(args.input, options.analyze_options(args, found), jobs=args.jobs, progress=progress)
+        return load_analysis(args.input, options.analyze_options(args, found), jobs=args.jobs, progress=progress,
+                             refused_when_saved=options.analysis_flags_given(args))
     finally:
         if progress:
             print(file=sys.stderr)

@@ -10,8 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the profile kind, overview rows with columns (1 still reads, as a Neuron analysis)
+READ_SCHEMA_VERSIONS = (1, 2)
 SEVERITIES = ("info", "low", "medium", "high", "critical")  # in increasing order
+HARDWARE_PREFIX = "hw_"  # packs and contexts read a hardware figure `x` as `hw_x`
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,13 @@ class Hardware:
     chosen_by: str  # e.g. "instance_type trn1.2xlarge", "--hardware trn2", "file hw.yaml"
     references: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+
+    def env(self) -> dict[str, float]:
+        """The figures under the names packs read them by (`hw_hbm_bandwidth`)."""
+        return {HARDWARE_PREFIX + k: v for k, v in self.values.items()}
+
+    def env_units(self) -> dict[str, str]:
+        return {HARDWARE_PREFIX + k: v for k, v in self.units.items()}
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.core.errors import AdvisorError
 from advisor.core.model import (
+    READ_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
     Amdahl,
     Analysis,
@@ -160,9 +161,9 @@ def dumps(analysis: Analysis) -> str:
 
 
 def from_dict(data: dict[str, Any], where: str) -> Analysis:
-    if data.get("schema_version") != SCHEMA_VERSION:
+    if data.get("schema_version") not in READ_SCHEMA_VERSIONS:
         raise AdvisorError(where, f"analysis schema_version {data.get('schema_version')!r} is not supported "
-                                  f"(this advisor reads {SCHEMA_VERSION})")
+                                  f"(this advisor reads {', '.join(map(str, READ_SCHEMA_VERSIONS))})")
     try:
         src = data["source"]
         source = SourceInfo(path=src["path"], format=src["format"], shape=src.get("shape", ""),

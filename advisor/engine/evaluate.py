@@ -126,7 +126,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     selection = selection or Selection()
     params_by_rule = resolve_params(ruleset, selection.params)
     base_env: dict[str, float | None] = {**hardware_env(hardware), **{n: m.value for n, m in metrics.items()}}
-    hw_units = {f"hw_{k}": v for k, v in hardware.units.items()} if hardware else {}
+    hw_units = hardware.env_units() if hardware else {}
     units = {**hw_units, **{n: m.unit for n, m in metrics.items()}}
     fired: dict[str, Finding] = {}
     outcomes: list[RuleOutcome] = []

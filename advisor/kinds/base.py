@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from advisor.core.model import HARDWARE_PREFIX
 from advisor.core.yamlsafe import load_yaml_file
 
 Progress = Callable[[str], None]
@@ -64,6 +65,10 @@ class ProfileKind:
             if exc.name == qualified:
                 return None
             raise
+
+    def hardware_names(self) -> tuple[str, ...]:
+        """The `hw_*` names packs may read for this kind: the figures its hardware table has units for."""
+        return tuple(HARDWARE_PREFIX + name for name in self.data("hardware.yaml").get("units") or {})
 
     def data(self, name: str) -> dict[str, Any]:
         """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none."""

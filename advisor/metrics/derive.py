@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from advisor.core.model import CrossCheck, Hardware, Metric, Profile
+from advisor.core.model import HARDWARE_PREFIX, CrossCheck, Hardware, Metric, Profile
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE, relative_difference
 from advisor.packs.model import MetricDef, RuleSet
 
 
 def hardware_env(hardware: Hardware | None) -> dict[str, float | None]:
-    return {f"hw_{k}": v for k, v in hardware.values.items()} if hardware else {}
+    return hardware.env() if hardware else {}
 
 
 def _reported(profile: Profile, ruleset: RuleSet, definitions: Mapping[str, MetricDef]) -> dict[str, Metric]:
@@ -91,7 +91,7 @@ def _checked(metric: Metric, definition: MetricDef, env: Mapping[str, float | No
     """Attach a cross-check when the derivation reads only reported fields (and hardware figures);
     a derivation through other derived values would only check the formula against itself."""
     inputs = definition.expr.names
-    independent = all(n in reported or n.startswith("hw_") for n in inputs)
+    independent = all(n in reported or n.startswith(HARDWARE_PREFIX) for n in inputs)
     if not independent or any(env.get(n) is None for n in inputs) or metric.value is None:
         return replace(metric, formula=definition.expr.text, inputs=inputs)
     derived = _number(definition.expr.evaluate(env))

@@ -25,11 +25,6 @@ def target_names(kind: ProfileKind) -> list[str]:
     return sorted(table(kind)["targets"])
 
 
-def hardware_names(kind: ProfileKind) -> tuple[str, ...]:
-    """The `hw_*` names packs and contexts may read for this kind."""
-    return tuple(f"hw_{name}" for name in table(kind)["units"])
-
-
 def _build(kind: ProfileKind, name: str, chosen_by: str) -> Hardware:
     data = table(kind)
     spec = data["targets"][name]

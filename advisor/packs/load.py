@@ -51,8 +51,7 @@ class _Header:
 def hardware_names(kind: str | None = None) -> tuple[str, ...]:
     """The `hw_*` names packs may read: the figures of the kind's hardware table, or of every kind's."""
     chosen = (kinds.get(kind),) if kind is not None else kinds.available()
-    units = (k.data("hardware.yaml").get("units") or {} for k in chosen)
-    return tuple(dict.fromkeys(f"hw_{name}" for table in units for name in table))
+    return tuple(dict.fromkeys(name for k in chosen for name in k.hardware_names()))
 
 
 def load_rulesets(paths: Sequence[Path], kind: str | None = None) -> RuleSet:

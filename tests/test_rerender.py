@@ -1,0 +1,72 @@
+"""`advisor report analysis.json`: a saved analysis re-rendered without the raw profile, in every
+format, with a new investigation context; and analyses saved before profile kinds existed."""
+
+import json
+
+import pytest
+from tests_support import FIXTURES, ROOT, SAMPLES
+
+from advisor.cli import main
+
+MP2 = SAMPLES / "mp2_energy" / "summary.json"
+CONTEXT = SAMPLES / "mp2_energy" / "investigation.yaml"
+
+
+@pytest.fixture
+def saved(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # paths in reports stay relative, as in the goldens
+    path = tmp_path / "analysis.json"
+    assert main(["report", str(MP2.relative_to(ROOT)), "-o", str(path)]) == 0
+    return path
+
+
+def test_rerendered_markdown_is_the_direct_one(saved, tmp_path):
+    (tmp_path / "direct").mkdir()
+    (tmp_path / "again").mkdir()
+    direct, again = tmp_path / "direct" / "report.md", tmp_path / "again" / "report.md"  # same chart folder names
+    assert main(["report", str(MP2.relative_to(ROOT)), "-o", str(direct)]) == 0
+    assert main(["report", str(saved), "-o", str(again)]) == 0
+    assert again.read_text() == direct.read_text()
+    assert "96.45 %" in again.read_text()
+
+
+def test_rerendered_pdf_and_html(saved, tmp_path):
+    assert main(["report", str(saved), "-o", str(tmp_path / "r.pdf")]) == 0
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+    assert main(["report", str(saved), "-o", str(tmp_path / "r.html")]) == 0
+    assert "Vector Engine" in (tmp_path / "r.html").read_text()
+
+
+def test_a_new_context_is_judged_on_the_saved_metrics(saved, tmp_path):
+    (tmp_path / "direct").mkdir()
+    (tmp_path / "again").mkdir()
+    direct, again = tmp_path / "direct" / "report.md", tmp_path / "again" / "report.md"  # same chart folder names
+    assert main(["report", str(MP2.relative_to(ROOT)), "--context", str(CONTEXT.relative_to(ROOT)), "-o",
+                 str(direct)]) == 0
+    assert main(["report", str(saved), "--context", str(CONTEXT.relative_to(ROOT)), "-o", str(again)]) == 0
+    assert again.read_text() == direct.read_text()
+    assert "Amdahl" in again.read_text()
+
+
+def test_options_that_need_a_new_analysis_are_refused(saved, capsys):
+    assert main(["report", str(saved), "--set", "weight-reload.min_ratio=4", "--hardware", "trn2"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert error == [f"advisor: error: {saved}: a saved analysis is rendered as it was analysed; --hardware, --set "
+                     "apply when analysing the profile itself"]
+
+
+def test_an_analysis_saved_before_kinds_reads_as_neuron(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "again.json"
+    assert main(["report", str(FIXTURES / "analysis_before_kinds.json"), "-o", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["kind"] == "neuron"
+    first = data["entries"][0]
+    assert first["where"] == "nd_idx 0, nc_idx 0"
+    assert first["columns"] == [{"title": "DMA active", "value": 0.618, "unit": "fraction"},
+                                {"title": "Tensor Engine active", "value": 0.503, "unit": "fraction"},
+                                {"title": "Collective time", "value": 0.005276302, "unit": "s"}]
+    md = tmp_path / "report.md"
+    assert main(["report", str(FIXTURES / "analysis_before_kinds.json"), "-o", str(md)]) == 0
+    golden = (ROOT / "tests" / "golden" / "multi_core__summary.md").read_text()
+    assert md.read_text() == golden  # the same report as from the raw profile
