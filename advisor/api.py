@@ -14,8 +14,9 @@ from pathlib import Path
 from advisor import __version__
 from advisor.compare.diff import DEFAULT_NOISE, compare, compare_series
 from advisor.core import serialize
+from advisor.core.comparison import Comparison, Series
 from advisor.core.errors import AdvisorError
-from advisor.core.model import Analysis, Comparison, Profile, Series
+from advisor.core.model import Analysis, Profile
 from advisor.engine.evaluate import Selection, evaluate
 from advisor.investigation.context import judge, load_context
 from advisor.kinds import LoadOptions, detect

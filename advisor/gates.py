@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
+from advisor.core.comparison import Comparison, Series
 from advisor.core.errors import AdvisorError, suggest
-from advisor.core.model import SEVERITIES, Comparison, Series
+from advisor.core.model import SEVERITIES
 
 
 class _Severe(Protocol):

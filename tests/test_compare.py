@@ -8,7 +8,7 @@ from tests_support import SAMPLES
 
 from advisor.api import analyze, compare_inputs, default_labels
 from advisor.compare.diff import compare
-from advisor.core.model import Series
+from advisor.core.comparison import Series
 
 BEFORE = SAMPLES / "weight_reload" / "summary.json"
 AFTER = SAMPLES / "weight_reload_fixed" / "summary.json"

@@ -1,13 +1,17 @@
 import pytest
+import yaml
 
+from advisor import kinds
 from advisor.core.errors import AdvisorError
-from advisor.core.model import Profile, SourceInfo
+from advisor.core.model import Metric, Profile, SourceInfo
 from advisor.engine.evaluate import Selection, evaluate, resolve_params
 from advisor.metrics.derive import derive
 from advisor.metrics.hardware import resolve
 from advisor.packs.load import load_packs
+from advisor.packs.model import RuleSet
 
-RULESET = load_packs()
+NEURON = kinds.get("neuron")
+RULESET = load_packs(kind=NEURON.name)
 
 WEIGHT_RELOAD = {"total_time": 0.001, "hardware_flops": 1.2e10, "transpose_flops": 0, "hbm_read_bytes": 1.0e8,
                  "hbm_write_bytes": 1.0e6, "weight_queue_bytes": 7.2e7, "weight_size_bytes": 6.0e6,
@@ -16,8 +20,8 @@ WEIGHT_RELOAD = {"total_time": 0.001, "hardware_flops": 1.2e10, "transpose_flops
 
 
 def run(values, selection=None, hardware="trn1"):
-    hw = resolve(None, hardware) if hardware else None
-    profile = Profile(SourceInfo("t", "test", "test"), values, {})
+    hw = resolve(NEURON, {}, hardware) if hardware else None
+    profile = Profile(SourceInfo("t", "test", "test"), values, {}, kind=NEURON.name)
     return evaluate(RULESET, derive(profile, hw, RULESET), hw, selection)
 
 
@@ -48,15 +52,72 @@ def test_message_numbers_carry_units():
                                       "for 5.722 MiB of weights)")
 
 
-def test_child_estimate_capped_by_parent():
-    by_name = {f.name: f for f in run(WEIGHT_RELOAD).findings}
-    assert by_name["weight-reload"].estimated_speedup <= by_name["memory-bound"].estimated_speedup
+def tiny_pack(write, rules: list[dict]) -> RuleSet:
+    """A pack of `rules` (each: name, id, severity, optionally requires and estimate) on one input x,
+    loaded without the built-in packs; every rule fires when x > 0."""
+    items = [{"id": r["id"], "name": r["name"], "title": r["name"], "category": "test", "severity": r["severity"],
+              "when": "x > 0", "message": "Fired.", "recommendation": "Fix it.",
+              **({"requires": r["requires"]} if "requires" in r else {}),
+              **({"estimated_speedup": r["estimate"]} if "estimate" in r else {})} for r in rules]
+    pack = {"pack": "tiny", "version": "1.0.0",
+            "inputs": [{"name": "x", "unit": "fraction", "description": "The only input."}], "rules": items}
+    return load_packs([write("tiny.yaml", yaml.safe_dump(pack, sort_keys=False))], builtin=False)
 
 
-def test_ranking_is_a_total_order():
-    findings = run(WEIGHT_RELOAD).findings
-    keys = [(-(f.estimated_speedup if f.estimated_speedup is not None else -1), f.id) for f in findings]
-    assert keys == sorted(keys) or len({k[0] for k in keys}) < len(keys)
+def run_tiny(ruleset: RuleSet, selection: Selection | None = None):
+    return evaluate(ruleset, {"x": Metric("x", 0.5, "fraction", "reported")}, None, selection)
+
+
+def test_child_estimate_capped_by_parent(write):
+    """The cap binds: the child's own estimate (0.5) is above its parent's (0.1), so it becomes 0.1."""
+    ruleset = tiny_pack(write, [
+        {"name": "parent", "id": "T001", "severity": "low", "estimate": "0.1"},
+        {"name": "child", "id": "T002", "severity": "high", "requires": ["parent"], "estimate": "0.5"}])
+    by_name = {f.name: f for f in run_tiny(ruleset).findings}
+    assert set(by_name) == {"parent", "child"}
+    assert by_name["parent"].estimated_speedup == 0.1
+    assert by_name["child"].estimated_speedup == 0.1  # not its own 0.5: capped by the parent's
+
+
+def test_child_estimate_below_the_cap_is_kept(write):
+    ruleset = tiny_pack(write, [
+        {"name": "parent", "id": "T001", "severity": "low", "estimate": "0.5"},
+        {"name": "child", "id": "T002", "severity": "high", "requires": ["parent"], "estimate": "0.1"}])
+    assert {f.name: f.estimated_speedup for f in run_tiny(ruleset).findings} == {"parent": 0.5, "child": 0.1}
+
+
+def test_ranking_is_estimate_then_severity_then_id(write):
+    """Findings rank by estimated speedup (highest first, unknown last), ties by severity (most
+    severe first), then by id. Declared in an order that matches none of these keys."""
+    ruleset = tiny_pack(write, [
+        {"name": "low-tie", "id": "T001", "severity": "low", "estimate": "0.3"},
+        {"name": "high-tie-later-id", "id": "T005", "severity": "high", "estimate": "0.3"},
+        {"name": "unknown-estimate", "id": "T000", "severity": "critical"},
+        {"name": "critical-tie", "id": "T009", "severity": "critical", "estimate": "0.3"},
+        {"name": "biggest-estimate", "id": "T008", "severity": "info", "estimate": "0.5"},
+        {"name": "high-tie-earlier-id", "id": "T003", "severity": "high", "estimate": "0.3"}])
+    assert [f.name for f in run_tiny(ruleset).findings] == [
+        "biggest-estimate",  # 0.5 beats every 0.3, whatever the severity
+        "critical-tie",  # 0.3, critical
+        "high-tie-earlier-id",  # 0.3, high, T003
+        "high-tie-later-id",  # 0.3, high, T005
+        "low-tie",  # 0.3, low
+        "unknown-estimate",  # no estimate: last, even though critical
+    ]
+
+
+def test_select_brings_required_rules_transitively(write):
+    """chain-c requires chain-b, which requires chain-a: selecting c runs the whole chain."""
+    ruleset = tiny_pack(write, [
+        {"name": "chain-a", "id": "T001", "severity": "low"},
+        {"name": "chain-b", "id": "T002", "severity": "low", "requires": ["chain-a"]},
+        {"name": "chain-c", "id": "T003", "severity": "low", "requires": ["chain-b"]}])
+    assert Selection(select=("chain-c",)).resolve(ruleset) == {"chain-a", "chain-b", "chain-c"}
+    assert Selection(select=("T003",)).resolve(ruleset) == {"chain-a", "chain-b", "chain-c"}
+    assert Selection(select=("chain-b",)).resolve(ruleset) == {"chain-a", "chain-b"}
+    result = run_tiny(ruleset, Selection(select=("chain-c",)))
+    assert {o.name: o.outcome for o in result.outcomes} == {"chain-a": "fired", "chain-b": "fired",
+                                                             "chain-c": "fired"}
 
 
 def test_missing_metrics_make_rules_not_applicable_with_the_list():

@@ -2,9 +2,16 @@
 report that marks what is unavailable, or exit 2 with one `advisor: error: <file>: <problem>` line.
 Never a traceback, never a hang, never another exit code, never a half-written output."""
 
+import builtins
+import errno
+import os
+import pathlib
+
 import pytest
 from conftest import run_cli
 from tests_support import FIXTURES, SAMPLES
+
+from advisor.cli import main
 
 CORPUS = FIXTURES / "malformed"
 
@@ -84,18 +91,34 @@ def test_missing_path_and_directory(tmp_path):
     assert_one_line_error(run_cli("report", tmp_path / "nope.json"), tmp_path / "nope.json", "no such file")
     empty = tmp_path / "empty_dir"
     empty.mkdir()
-    assert_one_line_error(run_cli("report", empty), empty, "neither per-rank profiles")
+    assert_one_line_error(run_cli("report", empty), empty, "a folder no profile kind reads; tried AWS Neuron")
 
 
-def test_unreadable_file(tmp_path):
-    import os
-
+def test_unreadable_file(tmp_path, monkeypatch, capsys):
+    """Runs as root too (CI does), where chmod cannot make a file unreadable: every way of opening
+    this one path raises the PermissionError the OS would give, and the CLI runs in-process."""
     path = tmp_path / "secret.json"
     path.write_text('{"total_time": 1}')
     path.chmod(0)
-    if os.access(path, os.R_OK):
-        pytest.skip("running as root: permissions are not enforced")
-    assert_one_line_error(run_cli("report", path), path, "permission denied")
+    denied = str(path)
+
+    def refusing(original):
+        def patched(self_or_file, *args, **kwargs):
+            if isinstance(self_or_file, (str, os.PathLike)) and os.fspath(self_or_file) == denied:
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), denied)
+            return original(self_or_file, *args, **kwargs)
+        return patched
+
+    for name in ("open", "read_bytes", "read_text"):
+        monkeypatch.setattr(pathlib.Path, name, refusing(getattr(pathlib.Path, name)))
+    monkeypatch.setattr(builtins, "open", refusing(builtins.open))
+    with pytest.raises(PermissionError):
+        path.read_bytes()  # the patch is in force, whoever runs the test
+
+    assert main(["report", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"advisor: error: {path}: permission denied"], err
+    assert out == ""
 
 
 @pytest.mark.parametrize(("name", "problem"), [("bad_context.yaml", "invalid YAML"),

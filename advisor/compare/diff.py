@@ -7,8 +7,9 @@ import fnmatch
 from collections.abc import Sequence
 from typing import Any
 
+from advisor.core.comparison import Comparison, FindingChange, MetricChange, Series, Side
 from advisor.core.errors import AdvisorError
-from advisor.core.model import Analysis, Comparison, FindingChange, MetricChange, Series, Side
+from advisor.core.model import Analysis
 from advisor.core.numbers import COMPARE_NOISE
 from advisor.kinds import get as get_kind
 

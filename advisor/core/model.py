@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from advisor.core.trace import TraceSummary
 
 SCHEMA_VERSION = 2  # 2: the profile kind, overview rows with columns (1 still reads, as a Neuron analysis)
 READ_SCHEMA_VERSIONS = (1, 2)
@@ -240,130 +243,3 @@ class Analysis:
     def value(self, name: str) -> float | None:
         metric = self.metrics.get(name)
         return None if metric is None else metric.value
-
-
-@dataclass(frozen=True)
-class MetricChange:
-    """One metric before and after, judged by its direction of goodness."""
-
-    name: str
-    unit: str
-    group: str
-    before: float | None
-    after: float | None
-    change: float | None  # relative: (after - before) / before
-    verdict: str  # better | worse | unchanged | n/a
-    better: str | None = None
-
-
-@dataclass(frozen=True)
-class FindingChange:
-    name: str
-    title: str
-    severity: str
-    status: str  # fixed | new | persisting
-    before: Finding | None
-    after: Finding | None
-
-
-@dataclass(frozen=True)
-class Side:
-    """One of the compared analyses, as the comparison needs it."""
-
-    label: str
-    source: SourceInfo
-    info: Mapping[str, str]
-    hardware: str | None
-    packs: Mapping[str, str]
-    advisor_version: str
-    kind: str = field(kw_only=True)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    before: Side
-    after: Side
-    speedup: float | None  # before total_time / after total_time
-    noise: float  # relative changes within it are "unchanged"
-    metrics: Mapping[str, MetricChange]
-    findings: tuple[FindingChange, ...]
-    root_cause_before: tuple[str, ...]
-    root_cause_after: tuple[str, ...]
-    warnings: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Series:
-    """Several attempts in order: each consecutive pair, and first against last."""
-
-    sides: tuple[Side, ...]
-    total_times: tuple[float | None, ...]
-    steps: tuple[Comparison, ...]
-    overall: Comparison
-
-
-@dataclass(frozen=True)
-class Hotspot:
-    name: str
-    time: float  # seconds of instruction time (summed durations)
-    share: float  # of all instruction time
-    count: int
-
-
-@dataclass(frozen=True)
-class Gap:
-    start: float  # seconds from the profile start
-    duration: float
-
-
-@dataclass(frozen=True)
-class EngineBusy:
-    """One engine's busy time in the trace: the union of the intervals of every timeline row it owns."""
-
-    engine: str  # tensor | vector | scalar | gpsimd | sync; "" for a row no pattern recognised
-    title: str  # "Tensor Engine", or the row's own name when unrecognised
-    rows: tuple[str, ...]  # the timeline rows counted for it (TensorMatrix and TensorE for the Tensor Engine)
-    busy: float  # seconds
-    compute: bool  # counted as compute when measuring the time in which only DMA runs
-
-
-@dataclass(frozen=True)
-class TensorLoad:
-    """How often an input or weight tensor was loaded: bytes DMA moved for it over its size."""
-
-    name: str
-    kind: str  # IN, WEIGHT, … as the NEFF declares it
-    size: float  # bytes
-    loaded_bytes: float
-    loads: int | None  # DMA transfers that carried it
-    repeat: float  # loaded_bytes / size; the number of full copies loaded
-    source: str  # measured (from DMA events) | reported (Explorer's load_to_sbuf_repeat_factor)
-
-
-@dataclass(frozen=True)
-class TraceSummary:
-    """What the event trace adds to the summary: where the time goes and how DMA really looks."""
-
-    instructions: int
-    dma_transfers: int
-    span: float  # seconds of the run: the summary's total_time, or up to the last event's end if later
-    engines: tuple[EngineBusy, ...]  # busiest first; unrecognised rows last
-    busy_union: float | None  # seconds with any instruction or DMA active; None without events
-    hotspots_hlo: tuple[Hotspot, ...]
-    hotspots_nki: tuple[Hotspot, ...]
-    dma_size_edges: tuple[float, ...]  # histogram bin edges, bytes
-    dma_size_counts: tuple[int, ...]
-    timeline_edges: tuple[float, ...]  # seconds
-    timeline: Mapping[str, tuple[float, ...]]  # engine title (or DMA) -> busy fraction per bin
-    gaps: tuple[Gap, ...]  # the longest idle gaps, the warm-up gap first when there is one
-    warnings: tuple[str, ...]  # the profiler's own caveats
-    dma_busy: float | None = None  # seconds with any DMA transfer active (union)
-    compute_busy: float | None = None  # seconds with any compute engine active (union)
-    dma_exposed: float | None = None  # seconds with DMA active and no compute engine
-    tensor_loads: tuple[TensorLoad, ...] = ()  # the most-reloaded input and weight tensors
-    tensors_declared: int = 0  # tensors the file declares with a size
-    dma_unnamed_fraction: float | None = None  # share of DMA bytes that name no declared tensor
-    tensor_note: str | None = None  # why tensor loads are unavailable
-    skipped_instructions: int = 0  # events without a usable time (not an object, null, negative): left out
-    skipped_dma: int = 0
-    last_event_end: float | None = None  # seconds from the profile start

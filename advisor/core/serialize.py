@@ -9,21 +9,18 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from advisor.core.comparison import Comparison, Series, Side
 from advisor.core.errors import AdvisorError
 from advisor.core.model import (
     READ_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
     Amdahl,
     Analysis,
-    Comparison,
     CrossCheck,
-    EngineBusy,
     Evidence,
     Expectation,
     Finding,
-    Gap,
     Hardware,
-    Hotspot,
     Hypothesis,
     Investigation,
     Metric,
@@ -31,12 +28,9 @@ from advisor.core.model import (
     OverviewColumn,
     ProfileOverview,
     RuleOutcome,
-    Series,
-    Side,
     SourceInfo,
-    TensorLoad,
-    TraceSummary,
 )
+from advisor.core.trace import EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
 
 SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
 LEGACY_KIND = "neuron"  # the only kind there was before analyses named theirs

@@ -6,7 +6,7 @@ from typing import Any
 
 from advisor.compare.diff import compare_table
 from advisor.core import units as fmt
-from advisor.core.model import Comparison, FindingChange, MetricChange, Series, Side
+from advisor.core.comparison import Comparison, FindingChange, MetricChange, Series, Side
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 
 VERDICT_MARK = {"better": "better", "worse": "**worse**", "unchanged": "unchanged", "n/a": "—"}

@@ -8,7 +8,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from advisor.core.model import Analysis, Comparison, Series
+from advisor.core.comparison import Comparison, Series
+from advisor.core.model import Analysis
 from advisor.report.document import Chart, Document
 
 

@@ -1,4 +1,8 @@
-"""Every sample renders in every format; the PDF carries the key numbers as text."""
+"""Every sample renders in every format; the PDF carries the key numbers as text.
+
+PDFs are the slow part (WeasyPrint), so each sample is analysed once and each PDF rendered once per
+session (`renders`), and the tests share the bytes. Every cached PDF is rendered with
+SOURCE_DATE_EPOCH set, so it can stand for the first of the byte-identity test's two renders."""
 
 import io
 from pathlib import Path
@@ -8,15 +12,44 @@ from pypdf import PdfReader
 from tests_support import SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze
+from advisor.core.model import Analysis
 from advisor.report.render import render
 
 PROFILES = sorted(p for p in SAMPLES.glob("*/summary*.*") if p.suffix in (".json", ".txt"))
 PROFILES.append(SAMPLES / "legacy_trace" / "profile.json")
+EPOCH = "1700000000"
+MP2 = SAMPLES / "mp2_energy" / "summary.json"
+
+
+class Renders:
+    """Analyses and PDF bytes by (profile, context[, page size]), each made on first use."""
+
+    def __init__(self) -> None:
+        self._analyses: dict[tuple[Path, Path | None], Analysis] = {}
+        self._pdfs: dict[tuple[Path, Path | None, str], bytes] = {}
+
+    def analysis(self, path: Path, context: Path | None = None) -> Analysis:
+        if (path, context) not in self._analyses:
+            self._analyses[path, context] = analyze(path, AnalyzeOptions(context=context))
+        return self._analyses[path, context]
+
+    def pdf(self, path: Path, context: Path | None = None, page_size: str = "a4") -> bytes:
+        if (path, context, page_size) not in self._pdfs:
+            analysis = self.analysis(path, context)
+            with pytest.MonkeyPatch.context() as env:
+                env.setenv("SOURCE_DATE_EPOCH", EPOCH)
+                self._pdfs[path, context, page_size] = render(analysis, "pdf", Path("r.pdf"), page_size=page_size).main
+        return self._pdfs[path, context, page_size]
+
+
+@pytest.fixture(scope="session")
+def renders() -> Renders:
+    return Renders()
 
 
 @pytest.mark.parametrize("path", PROFILES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_every_format(path, tmp_path):
-    analysis = analyze(path)
+def test_every_format(path, tmp_path, renders):
+    analysis = renders.analysis(path)
     md = render(analysis, "md", tmp_path / "r.md")
     assert md.main.startswith(b"# ") and md.files
     for relative in md.files:
@@ -25,37 +58,37 @@ def test_every_format(path, tmp_path):
     html = render(analysis, "html", tmp_path / "r.html").main.decode()
     assert html.startswith("<!DOCTYPE html>") and "<svg" in html
     assert "src=\"http" not in html and "href=\"http" not in html  # self-contained
-    pdf = render(analysis, "pdf", tmp_path / "r.pdf").main
-    assert pdf.startswith(b"%PDF")
+    assert renders.pdf(path).startswith(b"%PDF")
 
 
 def pdf_text(data: bytes) -> str:
     return " ".join(" ".join(page.extract_text() or "" for page in PdfReader(io.BytesIO(data)).pages).split())
 
 
-def test_pdf_has_the_key_numbers_of_seed_002():
-    analysis = analyze(SAMPLES / "mp2_energy" / "summary.json",
-                       AnalyzeOptions(context=SAMPLES / "mp2_energy" / "investigation.yaml"))
-    text = pdf_text(render(analysis, "pdf", Path("findings.pdf")).main)
+def test_pdf_has_the_key_numbers_of_seed_002(renders):
+    text = pdf_text(renders.pdf(MP2, context=SAMPLES / "mp2_energy" / "investigation.yaml"))
     for needle in ("_mp2_energy_kernel profile findings (#33)", "Vector Engine: 96.45 % active", "30.79 GB/s",
                    "6.58 GB", "matches", "1.48×", "ceiling", "1.54×", "unreachable", "falsified",
                    "Next steps", "Page 1 of"):
         assert needle in text, needle
 
 
-def test_letter_page_size():
-    analysis = analyze(SAMPLES / "compute_bound_tuned" / "summary.json")
-    reader = PdfReader(io.BytesIO(render(analysis, "pdf", Path("r.pdf"), page_size="letter").main))
-    box = reader.pages[0].mediabox
+def test_letter_page_size(renders):
+    path = SAMPLES / "compute_bound_tuned" / "summary.json"
+    box = PdfReader(io.BytesIO(renders.pdf(path, page_size="letter"))).pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (612, 792)
-    a4 = PdfReader(io.BytesIO(render(analysis, "pdf", Path("r.pdf")).main)).pages[0].mediabox
+    a4 = PdfReader(io.BytesIO(renders.pdf(path))).pages[0].mediabox
     assert (round(float(a4.width)), round(float(a4.height))) == (595, 842)
 
 
-def test_pdf_is_byte_identical_with_source_date_epoch(monkeypatch):
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    analysis = analyze(SAMPLES / "weight_reload" / "summary.json")
-    assert render(analysis, "pdf", Path("r.pdf")).main == render(analysis, "pdf", Path("r.pdf")).main
+def test_pdf_is_byte_identical_with_source_date_epoch(monkeypatch, renders):
+    """Two renders of one analysis: the session's cached one (made earlier, also with the epoch set)
+    and a fresh one here."""
+    path = SAMPLES / "weight_reload" / "summary.json"
+    cached = renders.pdf(path)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    fresh = render(renders.analysis(path), "pdf", Path("r.pdf")).main
+    assert fresh.startswith(b"%PDF") and fresh == cached
 
 
 def test_html_escapes_profile_text(write):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from advisor.core.events import Codes, EventTable, EventTrace
-from advisor.core.model import EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
+from advisor.core.trace import EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
 from advisor.metrics.intervals import concat, gaps, timeline, union, usable

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.core import units as fmt
-from advisor.core.model import Analysis, Gap, Hotspot, TraceSummary
+from advisor.core.model import Analysis
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE, relative_difference
+from advisor.core.trace import Gap, Hotspot, TraceSummary
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
 
 

@@ -1,0 +1,68 @@
+"""What a comparison of analyses produces: metric and finding changes, each side, a series of attempts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from advisor.core.model import Finding, SourceInfo
+
+
+@dataclass(frozen=True)
+class MetricChange:
+    """One metric before and after, judged by its direction of goodness."""
+
+    name: str
+    unit: str
+    group: str
+    before: float | None
+    after: float | None
+    change: float | None  # relative: (after - before) / before
+    verdict: str  # better | worse | unchanged | n/a
+    better: str | None = None
+
+
+@dataclass(frozen=True)
+class FindingChange:
+    name: str
+    title: str
+    severity: str
+    status: str  # fixed | new | persisting
+    before: Finding | None
+    after: Finding | None
+
+
+@dataclass(frozen=True)
+class Side:
+    """One of the compared analyses, as the comparison needs it."""
+
+    label: str
+    source: SourceInfo
+    info: Mapping[str, str]
+    hardware: str | None
+    packs: Mapping[str, str]
+    advisor_version: str
+    kind: str = field(kw_only=True)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    before: Side
+    after: Side
+    speedup: float | None  # before total_time / after total_time
+    noise: float  # relative changes within it are "unchanged"
+    metrics: Mapping[str, MetricChange]
+    findings: tuple[FindingChange, ...]
+    root_cause_before: tuple[str, ...]
+    root_cause_after: tuple[str, ...]
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Series:
+    """Several attempts in order: each consecutive pair, and first against last."""
+
+    sides: tuple[Side, ...]
+    total_times: tuple[float | None, ...]
+    steps: tuple[Comparison, ...]
+    overall: Comparison
