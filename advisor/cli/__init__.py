@@ -27,10 +27,11 @@ examples:
   advisor report summary.json -o findings.md        from `neuron-profile view --output-format summary-json`
   advisor report summary.txt                        summary-text; Markdown on stdout
   advisor report summary.json -o analysis.json      the analysis, for compare and re-rendering
+  advisor report analysis.json -o findings.pdf      re-render a saved analysis (no raw profile needed)
   advisor report summary.json --fail-on high        exit 1 when a finding of severity high or above fires
   advisor report summary.json --rules org-rules/ --set weight-reload.min_ratio=4
   advisor metrics summary.json                      every metric with value, unit and source
-  advisor rules list                                the rules, with ids, names and severities
+  advisor rules list --kind neuron                  the rules of one profile kind, with ids, names, kinds
   advisor rules show weight-reload                  one rule: condition, params, examples
   advisor rules validate org-rules/                 check a pack (exit 2 listing every problem)
   advisor rules test org-rules/                     run a pack's own examples
@@ -52,11 +53,12 @@ def _input_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) -> 
 def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) -> None:
     from advisor.cli.options import add_kind_options
 
+    targets = "; ".join(f"{k.title}: {', '.join(k.data('hardware.yaml').get('targets') or {})}" for k in kinds)
     p.add_argument("--hardware", metavar="NAME|FILE",
-                   help="hardware figures: trn1, trn1n, inf2, trn2, trn3, or a YAML file (default: from the "
-                        "profile's instance_type)")
-    p.add_argument("--entry", help="which profile of a multi-entry summary-json (key or index; default: the "
-                                   "longest total_time)")
+                   help=f"hardware figures: a target of the profile kind's table ({targets}) or a YAML file "
+                        "(default: the target the profile names)")
+    p.add_argument("--entry", help="which profile of an input that holds several: an entry key or index, or a "
+                                   "rank (default: the longest total_time)")
     _rules_option(p)
     p.add_argument("--select", metavar="RULES", action="append", default=[],
                    help="run only these rules: names, ids, categories or globs, comma-separated (repeatable)")

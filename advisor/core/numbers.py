@@ -9,6 +9,7 @@ from typing import Any
 CROSS_CHECK_TOLERANCE = 0.02  # a reported value against its derivation from other reported values
 EXPECTATION_TOLERANCE = 0.02  # an investigation's analytical prediction against the profile (default)
 COMPARE_NOISE = 0.02  # before/after changes within it are "unchanged" (default of --noise)
+OUTLIER_BAND = (0.8, 1.25)  # a profile's figure within these multiples of the median of several is not an outlier
 
 
 def as_number(value: object) -> float | None:

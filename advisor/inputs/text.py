@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError
@@ -13,8 +15,21 @@ MAX_SUMMARY_BYTES = 256 * 1024 * 1024  # a summary is kilobytes; past this it is
 _JSON_LINE_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
 
 
-def read_bytes(path: Path, limit: int = MAX_SUMMARY_BYTES) -> bytes:
+@contextmanager
+def file_errors(path: Path) -> Iterator[None]:
+    """An OS error reading `path` as the one-line error users see."""
     try:
+        yield
+    except FileNotFoundError:
+        raise AdvisorError(str(path), "no such file") from None
+    except PermissionError:
+        raise AdvisorError(str(path), "permission denied") from None
+    except OSError as exc:
+        raise AdvisorError(str(path), exc.strerror or str(exc)) from None
+
+
+def read_bytes(path: Path, limit: int = MAX_SUMMARY_BYTES) -> bytes:
+    with file_errors(path):
         if path.is_dir():
             raise AdvisorError(str(path), "is a directory, not a profile file")
         size = path.stat().st_size
@@ -22,12 +37,14 @@ def read_bytes(path: Path, limit: int = MAX_SUMMARY_BYTES) -> bytes:
             raise AdvisorError(str(path), f"file is {size / 2**20:.0f} MiB; larger than the {limit >> 20} MiB "
                                           "this version reads")
         return path.read_bytes()
-    except FileNotFoundError:
-        raise AdvisorError(str(path), "no such file") from None
-    except PermissionError:
-        raise AdvisorError(str(path), "permission denied") from None
-    except OSError as exc:
-        raise AdvisorError(str(path), exc.strerror or str(exc)) from None
+
+
+def read_head(path: Path, size: int) -> bytes:
+    """The first `size` bytes of a file (b"" for a folder)."""
+    if path.is_dir():
+        return b""
+    with file_errors(path), path.open("rb") as handle:
+        return handle.read(size)
 
 
 def decode(data: bytes) -> str | None:

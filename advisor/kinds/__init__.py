@@ -12,6 +12,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError, suggest
+from advisor.inputs.text import read_head
 from advisor.kinds.base import LoadOptions, ProfileKind
 
 __all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "detect", "get", "names"]
@@ -52,18 +53,8 @@ def get(name: str) -> ProfileKind:
 
 def _head(path: Path) -> bytes:
     """The first bytes of a file (b"" for a folder); the errors every kind would give, given once."""
-    try:
-        if path.is_dir():
-            return b""
-        with path.open("rb") as handle:
-            head = handle.read(HEAD_BYTES)
-    except FileNotFoundError:
-        raise AdvisorError(str(path), "no such file") from None
-    except PermissionError:
-        raise AdvisorError(str(path), "permission denied") from None
-    except OSError as exc:
-        raise AdvisorError(str(path), exc.strerror or str(exc)) from None
-    if not head.strip():
+    head = read_head(path, HEAD_BYTES)
+    if not path.is_dir() and not head.strip():
         raise AdvisorError(str(path), "file is empty")
     return head
 

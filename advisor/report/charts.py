@@ -1,6 +1,7 @@
 """Charts from plain-data specs, drawn with matplotlib's object API (no pyplot state).
 
-SVG for HTML and PDF (vector, crisp in print), PNG for Markdown (what issue trackers accept).
+SVG for HTML (vector), PNG for Markdown (what issue trackers accept) and for PDF (WeasyPrint lays
+out raster images faster and as crisply in print at the DPI used).
 Both are byte-stable: fixed SVG hash salt, no dates in metadata.
 """
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis
+from advisor.core.numbers import OUTLIER_BAND
 from advisor.kinds import get as get_kind
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
 
@@ -50,12 +51,13 @@ def overview_section(analysis: Analysis) -> Section | None:
 
 
 def _outliers(entries: Any, title: str, unit: str) -> list[Paragraph]:
-    """Profiles whose figure lies outside 0.8–1.25× the median of the others' (needs two or more)."""
+    """Profiles whose figure lies outside the outlier band around the median (needs two or more)."""
     measured = [(e, e.column(title)) for e in entries if e.column(title)]
     if len(measured) < 2:
         return []
     middle = statistics.median(v for _, v in measured)
-    outliers = [(e, v) for e, v in measured if not 0.8 <= v / middle <= 1.25]
+    low, high = OUTLIER_BAND
+    outliers = [(e, v) for e, v in measured if not low <= v / middle <= high]
     return [Paragraph(
-        f"{title} outliers (outside 0.8–1.25× the median " + fmt.value(middle, unit) + "): "
+        f"{title} outliers (outside {low:g}–{high:g}× the median " + fmt.value(middle, unit) + "): "
         + (", ".join(f"{escape(e.name)} {fmt.value(v, unit)}" for e, v in outliers) or "none") + ".")]

@@ -91,7 +91,7 @@ def _trace_section(t: TraceSummary, analysis: Analysis) -> Section:
     if unclassified:
         blocks.append(Paragraph(
             f"Rows no engine pattern recognises ({', '.join(code(r) for r in unclassified)}) are shown on their "
-            "own and not counted as compute; the patterns are in advisor/data/trace.yaml."))
+            "own and not counted as compute; the patterns are in advisor/kinds/neuron/data/trace.yaml."))
     if t.timeline:
         blocks.append(Chart("timeline", "Utilisation over time (busy share per time bin)", {
             "kind": "timeline", "edges": list(t.timeline_edges), "rows": {k: list(v) for k, v in t.timeline.items()}},
