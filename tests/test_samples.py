@@ -69,6 +69,16 @@ def test_multi_core_picks_the_straggler():
     assert a.entries[2].where == "nd_idx 1, nc_idx 2"
 
 
+def test_the_note_says_how_the_entry_was_chosen():
+    first = "n_31859d9f3f9a147f14a70f571f90154c6cc8df72"
+    chosen = analyze_entry(first)
+    note = next(n for n in chosen.notes if "holds 4 profiles" in n)
+    assert f"this report analyses {first} (chosen with --entry)." in note
+    assert "longest" not in note  # it is not the longest: n_efb2… is
+    longest = next(n for n in analyze(SAMPLES / "multi_core" / "summary.json").notes if "holds 4 profiles" in n)
+    assert "(the longest total_time)" in longest
+
+
 def analyze_entry(entry):
     from advisor.api import AnalyzeOptions
     from advisor.kinds.base import LoadOptions

@@ -253,7 +253,7 @@ def read_if_analysis(path: Path) -> Analysis | None:
 
 def _comparison(c: Comparison) -> dict[str, Any]:
     def side(s: Side) -> dict[str, Any]:
-        return {"label": s.label, "source": {**asdict(s.source), "entries": list(s.source.entries),
+        return {"label": s.label, "kind": s.kind, "source": {**asdict(s.source), "entries": list(s.source.entries),
                                              **{k: s.info.get(k) for k in SOURCE_FIELDS}},
                 "hardware": s.hardware, "packs": dict(s.packs), "advisor_version": s.advisor_version}
 

@@ -1,0 +1,45 @@
+"""A rule renamed after a baseline was saved: the old name is an alias, and compare still matches the
+finding as persisting instead of calling it fixed under one name and new under the other."""
+
+import json
+
+from tests_support import SAMPLES
+
+from advisor.api import AnalyzeOptions, analyze, load_analysis
+from advisor.compare.diff import compare
+from advisor.core.serialize import dumps
+
+PACK = """\
+pack: team
+version: 1.0.0
+kinds: [neuron]
+rules:
+  - id: TEAM001
+    name: {name}
+    {aliases}
+    title: Vector Engine busy
+    severity: medium
+    when: vector_engine_active_time_percent > 0.5
+    message: Busy.
+    recommendation: Do less.
+    examples:
+      - {{metrics: {{vector_engine_active_time_percent: 0.9}}, expect: fire}}
+      - {{metrics: {{vector_engine_active_time_percent: 0.1}}, expect: pass}}
+"""
+
+
+def test_a_baseline_saved_under_an_old_rule_name_still_matches(tmp_path):
+    old_pack, new_pack = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old_pack.write_text(PACK.format(name="vector-busy", aliases=""))
+    new_pack.write_text(PACK.format(name="vector-engine-busy", aliases="aliases: [vector-busy]"))
+    sample = SAMPLES / "mp2_energy" / "summary.json"
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(dumps(analyze(sample, AnalyzeOptions(rule_paths=(old_pack,)))))
+    assert "vector-busy" in [f["name"] for f in json.loads(baseline.read_text())["findings"]]
+
+    options = AnalyzeOptions(rule_paths=(new_pack,))
+    before, after = load_analysis(baseline, options), analyze(sample, options)
+    assert "vector-engine-busy" in [f.name for f in before.findings]  # read under today's name
+    statuses = {f.name: f.status for f in compare(before, after).findings}
+    assert statuses["vector-engine-busy"] == "persisting"
+    assert "vector-busy" not in statuses
