@@ -42,7 +42,7 @@ class Example:
     params: dict[str, float]
     hardware: str | None
     expect: str
-    where: str
+    where: str  # file:line, rule and example number, for messages
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class RuleDef:
     references: tuple[str, ...]
     examples: tuple[Example, ...]
     pack: str
-    where: str
+    where: str  # file:line where it is defined
     param_units: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()  # former names (or ids) still accepted wherever a rule is named
 

@@ -209,7 +209,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     if not isinstance(name, str) or not NAME.match(name):
         check.add(where, f"rule name {name!r} must be kebab-case (e.g. weight-reload)")
         return None
-    where = f"{where}: rule {rid} ({name})"
+    defined_at, where = where, f"{where}: rule {rid} ({name})"
     if not ID.match(rid):
         check.add(where, f"id {rid!r} must be a letter then letters or digits (e.g. NRN006)")
     severity = item.get("severity")
@@ -245,7 +245,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         severity=str(severity), requires=requires, explains=explains, params=params, when=when, message=message,
         placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
-        references=tuple(references), examples=examples, pack=pack, where=where, param_units=units,
+        references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
         aliases=aliases,
     )
 
