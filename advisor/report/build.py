@@ -138,9 +138,10 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
             [f"Tracker: {escape(inv.tracker)}"] if inv.tracker else [])
         lines.append(". ".join(parts) + ".")
     source = analysis.source
-    lines.append(f"Profile: {code(source.path)} ({escape(source.format)}) · "
-                 f"{escape(analysis.info.get('instance_type', 'instance unknown'))} · "
-                 f"report by advisor {escape(analysis.advisor_version)}")
+    device = get_kind(analysis.kind).data("report.yaml").get("device") or {}  # the field that names the machine
+    shown = analysis.info.get(device.get("field", ""), device.get("unknown", ""))
+    lines.append(f"Profile: {code(source.path)} ({escape(source.format)}) · " + (f"{escape(shown)} · " if shown else "")
+                 + f"report by advisor {escape(analysis.advisor_version)}")
     context = None
     if inv and inv.context:
         # The author's own Markdown; renderers never pass raw HTML through (markdown-it, html=False).

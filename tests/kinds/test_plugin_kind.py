@@ -38,6 +38,7 @@ def test_report_on_the_toy_kind(toy, capsys):
     out = toy / "findings.md"
     assert main(["report", str(SAMPLE), "-o", str(out)]) == 0
     text = out.read_text()
+    assert "(toyprof-csv) · Toy-1 · report by advisor" in text  # the machine, named by the kind's field
     assert "## Toy utilisation" in text  # the kind's own section
     assert "| Device | Toy-1 |" in text  # its setup row
     assert "Toy-1 accelerator — chosen by device Toy-1" in text  # its hardware table, matched by device name
