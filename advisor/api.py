@@ -64,7 +64,7 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
                     chosen_by: str = "the longest total_time") -> Analysis:
     kind = get_kind(profile.kind)
     metadata = profile.trace.metadata if profile.trace is not None else None
-    hw = resolve(kind, profile.info, hardware_override, metadata)
+    hw = resolve(kind, {**profile.values, **profile.info}, hardware_override, metadata)
     events = kind.module("events") if profile.trace is not None else None
     trace, from_events = (events.summarize(profile.trace, profile.values.get("total_time")) if events
                           else (None, None))
@@ -107,6 +107,9 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     all of them; the members of a folder run on `executor`, or on a pool of `jobs` processes."""
     options = options or AnalyzeOptions()
     kind = detect(path)
+    foreign = [f"--{name.replace('_', '-')}" for name in sorted(set(options.load.kind_options) - kind.option_dests())]
+    if foreign:
+        raise AdvisorError(str(path), f"{', '.join(foreign)}: not an option of {kind.title} inputs, which this is")
     adapters = kind.module("adapters")
     members = adapters.members(path) if path.is_dir() and hasattr(adapters, "members") else []
     if members:
@@ -167,17 +170,19 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
 
 
 def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
-                  progress: Progress | None = None, refused_when_saved: Sequence[str] = ()) -> Analysis:
+                  progress: Progress | None = None, refused_when_saved: Sequence[str] = (),
+                  executor: Executor | None = None) -> Analysis:
     """A saved analysis JSON (`advisor report … -o x.json`) as it was analysed, or an input analysed
     now. A saved analysis takes a new investigation context (judged on its metrics); the options
     named in `refused_when_saved` (given, but only a new analysis could apply them) are an error."""
     options = options or AnalyzeOptions()
     saved = serialize.read_if_analysis(path)
     if saved is None:
-        return analyze(path, options, jobs, progress)
+        return analyze(path, options, jobs, progress, executor)
+    get_kind(saved.kind, f"{path}: the analysis of a profile of this kind")  # installed?
     if refused_when_saved:
         given = ", ".join(refused_when_saved)
-        raise AdvisorError(str(path), f"a saved analysis is rendered as it was analysed; {given} apply when "
+        raise AdvisorError(str(path), f"a saved analysis is used as it was analysed; {given} only apply when "
                                       "analysing the profile itself")
     ruleset = load_packs(options.rule_paths, kind=saved.kind)
     saved = serialize.with_current_rule_names(saved, ruleset.canonical)
@@ -192,12 +197,24 @@ def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int |
 
 
 def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: AnalyzeOptions | None = None,
-                   noise: float = DEFAULT_NOISE) -> Comparison | Series:
-    """Two inputs: a before/after comparison; more: a series of attempts."""
+                   noise: float = DEFAULT_NOISE, shaping: Sequence[str] = ()) -> Comparison | Series:
+    """Two inputs: a before/after comparison; more: a series of attempts. `shaping` names the options
+    given that change what an analysis finds: they reach the profiles analysed now, not saved analyses,
+    and the comparison warns when both kinds of input meet."""
     analyses = [load_analysis(p, options) for p in paths]
+    saved = [label for path, label in zip(paths, labels, strict=True) if serialize.read_if_analysis(path)]
+    warning = (f"{', '.join(shaping)} applied to the profiles analysed now, not to {', '.join(saved)} (saved "
+               "analyses are used as they were analysed): findings may differ because the rules did."
+               ) if shaping and saved else None
     if len(analyses) == 2:
-        return compare(analyses[0], analyses[1], (labels[0], labels[1]), noise)
-    return compare_series(analyses, labels, noise)
+        return _warned(compare(analyses[0], analyses[1], (labels[0], labels[1]), noise), warning)
+    series = compare_series(analyses, labels, noise)
+    return replace(series, steps=tuple(_warned(s, warning) for s in series.steps),
+                   overall=_warned(series.overall, warning))
+
+
+def _warned(comparison: Comparison, warning: str | None) -> Comparison:
+    return replace(comparison, warnings=(warning, *comparison.warnings)) if warning else comparison
 
 
 def default_labels(paths: Sequence[Path]) -> list[str]:

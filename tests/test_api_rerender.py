@@ -51,8 +51,8 @@ def test_a_new_context_is_judged_on_the_saved_metrics(saved, tmp_path):
 def test_options_that_need_a_new_analysis_are_refused(saved, capsys):
     assert main(["report", str(saved), "--set", "weight-reload.min_ratio=4", "--hardware", "trn2"]) == 2
     error = capsys.readouterr().err.strip().splitlines()
-    assert error == [f"advisor: error: {saved}: a saved analysis is rendered as it was analysed; --hardware, --set "
-                     "apply when analysing the profile itself"]
+    assert error == [f"advisor: error: {saved}: a saved analysis is used as it was analysed; --hardware, --set "
+                     "only apply when analysing the profile itself"]
 
 
 def test_an_analysis_saved_before_kinds_reads_as_neuron(tmp_path, monkeypatch):
@@ -70,3 +70,12 @@ def test_an_analysis_saved_before_kinds_reads_as_neuron(tmp_path, monkeypatch):
     assert main(["report", str(FIXTURES / "analysis_before_kinds.json"), "-o", str(md)]) == 0
     golden = (ROOT / "tests" / "golden" / "multi_core__summary.md").read_text()
     assert md.read_text() == golden  # the same report as from the raw profile
+
+
+def test_an_analysis_of_a_kind_not_installed_names_the_file(saved, capsys):
+    data = json.loads(saved.read_text())
+    data["kind"] = "ncu"
+    saved.write_text(json.dumps(data))
+    assert main(["report", str(saved)]) == 2
+    assert capsys.readouterr().err == (f"advisor: error: {saved}: the analysis of a profile of this kind: unknown "
+                                       "profile kind 'ncu' (installed: neuron)\n")

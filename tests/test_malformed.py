@@ -22,7 +22,7 @@ EXPECTED = {
     "binary_garbage.json": "binary data",
     "array.json": "found a JSON array",
     "string.json": "unknown format",
-    "no_metrics.json": "no Neuron profile metrics",
+    "no_metrics.json": "unknown format: no profile kind reads it",
     "unknown_format.csv": "unknown format",
     "prose.txt": "unknown format",
     "strings_for_numbers.json": None,
@@ -81,9 +81,9 @@ def test_odd_values_are_unavailable_not_zero(tmp_path):
 
 def test_deeply_nested_json(tmp_path):
     path = tmp_path / "deep.json"
-    path.write_text('{"a":' * 100_000 + "1" + "}" * 100_000)
+    path.write_text('{"total_time": 1, "a":' + '{"a":' * 100_000 + "1" + "}" * 100_001)
     assert_one_line_error(run_cli("report", path), path, "nested too deeply")
-    path.write_text("[" * 100_000 + "]" * 100_000)
+    path.write_text('{"total_time": 1, "a":' + "[" * 100_000 + "]" * 100_000 + "}")
     assert_one_line_error(run_cli("report", path), path, "nested too deeply")
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from advisor import __version__
 from advisor.core.model import SEVERITIES as SEVERITY_CHOICES
+from advisor.core.numbers import COMPARE_NOISE
 
 if TYPE_CHECKING:
     from advisor.kinds import ProfileKind
@@ -69,8 +70,8 @@ def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) 
     p.add_argument("--max-memory", metavar="SIZE", default="2GiB",
                    help="memory budget for full traces (default 2GiB): a trace larger than half of it is "
                         "streamed instead of loaded whole (slower, flat memory)")
-    p.add_argument("--jobs", type=int, metavar="N", help="ranks analysed in parallel for a folder of "
-                                                          "profile_rank_<i> files (default: the core count)")
+    p.add_argument("--jobs", type=int, metavar="N", help="profiles of a folder analysed in parallel, e.g. the ranks "
+                                                          "of a multi-worker capture (default: the core count)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--config", metavar="FILE", type=Path,
                    help="settings file (default: advisor.toml or [tool.advisor] in pyproject.toml, searched "
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     comparing.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
     comparing.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
     comparing.add_argument("--label", action="append", default=[], help="a name per input, in order (repeat)")
-    comparing.add_argument("--noise", type=float, default=2.0, metavar="PCT",
+    comparing.add_argument("--noise", type=float, default=100 * COMPARE_NOISE, metavar="PCT",
                            help="relative changes within PCT %% count as unchanged (default 2)")
     comparing.add_argument("--fail-on-regression", type=float, metavar="PCT",
                            help="exit 1 when total time got worse by more than PCT %% (first to last input)")

@@ -25,7 +25,7 @@ def compare(args: argparse.Namespace) -> int:
     fmt = output_format(args, args.inputs, "compare.pdf")
     labels = args.label or default_labels(args.inputs)
     result = compare_inputs(args.inputs, labels, options.analyze_options(args, options.settings(args)),
-                            noise=args.noise / 100)
+                            noise=args.noise / 100, shaping=options.analysis_flags_given(args))
     failures = compare_gates(result, args.fail_on_regression, args.fail_on_new)  # may refuse: before writing
     emit(args, render_comparison(result, fmt, args.output, args.page_size))
     for failure in failures:

@@ -95,7 +95,7 @@ def kind_option_specs(kind: ProfileKind) -> list[KindOption]:
         flag, help_text = entry.get("flag"), entry.get("help")
         if not isinstance(flag, str) or not _FLAG.fullmatch(flag):
             raise AdvisorError(where, f"{at}: flag must be a long option such as --neff")
-        dest = entry.get("dest", flag[2:].replace("-", "_"))
+        dest = entry.get("dest") or flag[2:].replace("-", "_")  # as ProfileKind.option_dests reads it
         action = entry.get("action", "store")
         metavar = entry.get("metavar")
         if not isinstance(dest, str) or not dest.isidentifier():

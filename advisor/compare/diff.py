@@ -75,8 +75,8 @@ def _warnings(before: Side, after: Side) -> list[str]:
 def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("before", "after"),
             noise: float = DEFAULT_NOISE) -> Comparison:
     if before.kind != after.kind:
-        raise AdvisorError("compare", f"{labels[0]} is a {get_kind(before.kind).title} profile and {labels[1]} a "
-                                      f"{get_kind(after.kind).title} one: profiles of different kinds do not compare")
+        raise AdvisorError("compare", f"{labels[0]} is of profile kind {get_kind(before.kind).title} and {labels[1]} "
+                                      f"of {get_kind(after.kind).title}: profiles of different kinds do not compare")
     table = compare_table(after.kind)
     names = sorted(n for n in set(before.metrics) | set(after.metrics) if group_of(n, table))
     metrics = {n: _change(n, before, after, noise, group_of(n, table) or "") for n in names}

@@ -24,7 +24,11 @@ HEAD_BYTES = 1 << 20  # what detection may look at: enough for a JSON trace's me
 
 def _load(module_path: str) -> ProfileKind:
     module_name, _, attribute = module_path.partition(":")
-    kind = getattr(importlib.import_module(module_name), attribute or "KIND")
+    try:
+        kind = getattr(importlib.import_module(module_name), attribute or "KIND")
+    except (ImportError, AttributeError) as exc:  # a broken plug-in names itself, in one line
+        raise AdvisorError(f"profile kind {module_path} (entry point group {ENTRY_POINT_GROUP})",
+                           f"cannot be loaded: {type(exc).__name__}: {exc}") from None
     if not isinstance(kind, ProfileKind):
         raise AdvisorError(module_path, "not a profile kind (expected a ProfileKind named KIND)")
     return kind
@@ -42,13 +46,13 @@ def names() -> tuple[str, ...]:
     return tuple(k.name for k in available())
 
 
-def get(name: str) -> ProfileKind:
+def get(name: str, where: str = "--kind") -> ProfileKind:
+    """The kind named `name`; `where` is what the error names (the option, or the file that asked)."""
     for kind in available():
         if kind.name == name:
             return kind
     known = names()
-    raise AdvisorError("--kind" if name else "kind", f"unknown profile kind '{name}'{suggest(name, known)}; "
-                                                     f"known: {', '.join(known)}")
+    raise AdvisorError(where, f"unknown profile kind '{name}' (installed: {', '.join(known)}){suggest(name, known)}")
 
 
 def _head(path: Path) -> bytes:

@@ -45,7 +45,9 @@ class ProfileKind:
       `load(path, options) -> list[Profile]`, and `members(folder) -> [(name, path)] | None` for folders
       whose files are profiled separately (per-rank captures);
     - `events` (optional): `summarize(trace, total_time) -> (TraceSummary, metrics)` for full traces;
-    - `report`: `sections(analysis, part) -> list[Section]` and `tldr(analysis) -> [(priority, text)]`;
+    - `report` (each function optional): `sections(analysis) -> {place: [Section]}` (places: utilisation,
+      memory, roofline, trace), `tldr(analysis) -> [(priority, text)]`, `setup_rows(analysis)` and
+      `hardware_rows(analysis) -> [(item, value)]`;
     - `data/`: conventions.yaml, hardware.yaml, report.yaml, compare.yaml, options.yaml.
     """
 
@@ -69,6 +71,13 @@ class ProfileKind:
     def hardware_names(self) -> tuple[str, ...]:
         """The `hw_*` names packs may read for this kind: the figures its hardware table has units for."""
         return tuple(HARDWARE_PREFIX + name for name in self.data("hardware.yaml").get("units") or {})
+
+    def option_dests(self) -> frozenset[str]:
+        """The command-line options the kind declares (data/options.yaml), by the key they have in
+        `LoadOptions.kind_options`: `dest`, else the flag without dashes (`--neuron-profile`: neuron_profile)."""
+        entries = self.data("options.yaml").get("options") or ()
+        return frozenset(e.get("dest") or str(e.get("flag", ""))[2:].replace("-", "_")
+                         for e in entries if isinstance(e, dict))
 
     def data(self, name: str) -> dict[str, Any]:
         """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none."""

@@ -136,7 +136,7 @@ def normalise(raw: Mapping[str, Any], conv: Conventions, row_units: Mapping[str,
 def _checked(name: str, number: float, raw: Any, conv: Conventions, notes: list[str]) -> float | None:
     """The number, or None with a note when the kind's conventions say it cannot be a measurement."""
     if number < 0 and conv.negative_is_unavailable:
-        notes.append(f"{name} = {raw:g} (negative means unavailable): treated as unavailable")
+        notes.append(f"{name} = {number:g} (negative means unavailable): treated as unavailable")
     elif number == 0 and name in conv.nonzero:
         notes.append(f"{name} = 0: the profiler measured no time, so it is treated as unavailable")
     elif (name.endswith(conv.percent_suffix) and number > 1.0 and name not in conv.unbounded_percent):

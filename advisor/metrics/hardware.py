@@ -34,21 +34,34 @@ def _build(kind: ProfileKind, name: str, chosen_by: str) -> Hardware:
                     notes=tuple(spec.get("notes", ())))
 
 
-def for_profile(kind: ProfileKind, info: Mapping[str, str]) -> Hardware | None:
-    """The target the profile's own field names: the longest matching prefix (trn1n. before trn1.), or
-    an exact (case-insensitive) value, as the table's `match:` says."""
+MATCHES = ("prefix", "equals")  # how a profile field is matched against a target's `matches:`
+
+
+def _field_text(fields: Mapping[str, object], name: str) -> str:
+    """A profile field as text; a number in its shortest form (8.6, and 8.0 as "8")."""
+    value = fields.get(name)
+    return f"{value:g}" if isinstance(value, float) else str(value or "").strip()
+
+
+def for_profile(kind: ProfileKind, fields: Mapping[str, object]) -> Hardware | None:
+    """The target the profile's own field names (a text or numeric field): the longest matching prefix
+    (trn1n. before trn1.), or an exact (case-insensitive) value, as the table's `match:` says."""
     data = table(kind)
     match = data.get("match") or {}
-    value = str(info.get(match.get("field", ""), "") or "").strip().lower()
+    how = match.get("how", "prefix")
+    if how not in MATCHES:
+        raise AdvisorError(str(kind.folder / "hardware.yaml"), f"match.how '{how}' must be one of {', '.join(MATCHES)}")
+    shown = _field_text(fields, match.get("field", ""))
+    value = shown.lower()
     if not value:
         return None
-    exact = match.get("how") == "equals"
+    exact = how == "equals"
     candidates = [(len(m), name) for name, spec in data["targets"].items() for m in spec.get("matches", ())
                   if (value == str(m).lower() if exact else value.startswith(str(m).lower()))]
     if not candidates:
         return None
     name = max(candidates)[1]
-    return _build(kind, name, f"{match['field']} {info[match['field']]}")
+    return _build(kind, name, f"{match['field']} {shown}")
 
 
 def _positive(value: object) -> float | None:
@@ -56,7 +69,7 @@ def _positive(value: object) -> float | None:
     return number if number is not None and number > 0 else None
 
 
-def _from_file(kind: ProfileKind, path: Path, info: Mapping[str, str]) -> Hardware:
+def _from_file(kind: ProfileKind, path: Path, fields: Mapping[str, object]) -> Hardware:
     spec = load_yaml_file(path)
     if not isinstance(spec, dict) or not isinstance(spec.get("values"), dict):
         raise AdvisorError(str(path), "a hardware file needs a `values:` mapping (see docs/hardware.md)")
@@ -64,7 +77,7 @@ def _from_file(kind: ProfileKind, path: Path, info: Mapping[str, str]) -> Hardwa
     base_name = spec.get("base")
     if base_name is not None and base_name not in data["targets"]:
         raise AdvisorError(str(path), f"unknown base '{base_name}'; known: {', '.join(target_names(kind))}")
-    base = _build(kind, base_name, "") if base_name else for_profile(kind, info)
+    base = _build(kind, base_name, "") if base_name else for_profile(kind, fields)
     values = dict(base.values) if base else {}
     for key, value in spec["values"].items():
         if key not in data["units"]:
@@ -129,16 +142,17 @@ def _with_reported(kind: ProfileKind, base: Hardware | None, metadata: Mapping[s
                    references=(*base.references, "the profile's metadata"))
 
 
-def resolve(kind: ProfileKind, info: Mapping[str, str], override: str | None,
+def resolve(kind: ProfileKind, fields: Mapping[str, object], override: str | None,
             metadata: Mapping[str, Any] | None = None) -> Hardware | None:
-    """The hardware to use: `--hardware NAME|FILE` when given, else the target the profile names, with
+    """The hardware to use: `--hardware NAME|FILE` when given, else the target the profile's fields (text
+    and numbers) name, with
     the figures a trace's metadata reports about its machine taking precedence."""
     if override is None:
-        return _with_reported(kind, for_profile(kind, info), metadata or {})
+        return _with_reported(kind, for_profile(kind, fields), metadata or {})
     if override in table(kind)["targets"]:
         return _build(kind, override, f"--hardware {override}")
     path = Path(override)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
-        return _from_file(kind, path, info)
+        return _from_file(kind, path, fields)
     raise AdvisorError("--hardware", f"'{override}' is neither a known {kind.title} target "
                                      f"({', '.join(target_names(kind))}) nor a YAML file")

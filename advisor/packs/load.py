@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import graphlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +61,13 @@ def load_rulesets(paths: Sequence[Path], kind: str | None = None) -> RuleSet:
     check = Checker()
     headers = _headers(check, read_packs(paths), kinds.names())
     kept = [h for h in headers if applies(h.kinds, kind)]
+    left_out = [h for h in headers if not applies(h.kinds, kind)]
     declared = _declare(check, kept, hw, kind)
-    declared.elsewhere = _rule_keys_of([h for h in headers if not applies(h.kinds, kind)])
+    declared.elsewhere = _rule_keys_of(left_out)
     if check.problems:
         raise PackError(check.problems)
-    packs = [_pack(check, header, declared) for header in kept]
+    unscoped = _for_every_kind(declared, left_out) if kind is not None else declared
+    packs = [_pack(check, header, declared if header.kinds else unscoped) for header in kept]
     if check.problems:
         raise PackError(check.problems)
     return _ruleset(packs, hw, kind)
@@ -123,7 +125,7 @@ def _header_kinds(check: Checker, head: RawFile, known: Sequence[str]) -> tuple[
     for i, name in enumerate(raw):
         if name not in known:
             check.add(head.where("kinds", i),
-                      f"unknown profile kind '{name}'{suggest(name, known)}; known: {', '.join(known)}")
+                      f"unknown profile kind '{name}' (installed: {', '.join(known)}){suggest(name, known)}")
     return tuple(dict.fromkeys(raw))
 
 
@@ -138,6 +140,14 @@ def _declare(check: Checker, headers: list[_Header], hw: Sequence[str], kind: st
                 for i, item in _entries(f, section):
                     _declare_item(check, declared, f.where(section, i), section, item)
     return declared
+
+
+def _for_every_kind(declared: Declared, left_out: list[_Header]) -> Declared:
+    """What a pack without `kinds:` may read when loaded for one kind: also the names other kinds'
+    packs and hardware tables declare. On a profile of this kind they are missing, so its rules that
+    read them end "not applicable" instead of the pack failing to load (it was written for all kinds)."""
+    others = _declare(Checker(), left_out, hardware_names(None), None)  # their own problems are not ours
+    return replace(declared, names=declared.names | others.names, units={**others.units, **declared.units})
 
 
 def _check_section(check: Checker, f: RawFile, section: str) -> None:

@@ -22,7 +22,7 @@ from advisor.report.investigation import (
     hypotheses_section,
     meaning_section,
 )
-from advisor.report.overview import overview_section
+from advisor.report.overview import overview_section, overview_words
 from advisor.report.view import View
 
 
@@ -51,7 +51,7 @@ def _tldr(view: View, kind_report: ModuleType) -> Section:
         times = sorted(e.total_time for e in a.entries if e.total_time is not None)
         if analysed and analysed.total_time and times:
             rank = "the slowest" if analysed.total_time >= times[-1] else "not the slowest"
-            what = "ranks" if all(e.name.startswith("rank ") for e in a.entries) else "profiles in the file"
+            what = overview_words(a)[1]
             candidates.append((2, f"**{len(a.entries)} {what}**; this one "
                                   f"({escape(analysed.where or analysed.name)}) is {rank}, "
                                   f"{fmt.speedup(analysed.total_time / statistics.median(times))} the median."))
@@ -153,7 +153,7 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
 def build_document(analysis: Analysis) -> Document:
     view = View(analysis)
     kind_report = get_kind(analysis.kind).module("report")
-    parts = kind_report.sections(analysis)
+    parts = kind_report.sections(analysis) if hasattr(kind_report, "sections") else {}
     lines, context = _header(analysis)
     sections = [context, _tldr(view, kind_report), overview_section(analysis), _setup(view, kind_report),
                 *parts.get("utilisation", ()), *parts.get("memory", ()), expectations_section(analysis),

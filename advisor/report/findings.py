@@ -173,9 +173,9 @@ def not_evaluated_section(analysis: Analysis) -> Section | None:
         return None
     rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing))
                  for n in analysis.not_applicable)
-    hint = get_kind(analysis.kind).data("report.yaml").get("capture_hints") or {}
-    full = hint.get(analysis.source.format if analysis.trace is None else "", hint.get("default", "a fuller capture"))
+    hints = get_kind(analysis.kind).data("report.yaml").get("capture_hints") or {}
+    full = None if analysis.trace is not None else hints.get(analysis.source.format, hints.get("default"))
+    ways = ", ".join(["a newer profiler", *([full] if full else []), "or `--hardware` for `hw_*` figures"])
     return Section("Rules not evaluated", (
-        Paragraph("These rules read metrics the profile does not have. Capturing them (a newer profiler, "
-                  f"{full}, or `--hardware` for `hw_*` figures) enables the rule."),
+        Paragraph(f"These rules read metrics the profile does not have. Capturing them ({ways}) enables the rule."),
         Table(("Rule", "Title", "Missing metrics"), rows)), "not-evaluated")

@@ -23,7 +23,6 @@ def overview_section(analysis: Analysis) -> Section | None:
     where_title = (spec.get("where") or {}).get("title", "Where")
     titles = [c["title"] for c in spec.get("columns", ())] or [c.title for c in entries[0].columns]
     units = {c.title: c.unit for e in entries for c in e.columns}
-    ranks = all(e.name.startswith("rank ") for e in entries)
     rows = tuple((f"**{escape(e.name)}** (analysed)" if e.analysed else escape(e.name), escape(e.where or "—"),
                   fmt.seconds(e.total_time), *(fmt.value(e.column(t), units.get(t, "")) for t in titles),
                   ", ".join(code(r) for r in e.root_causes[:2]) or "—") for e in entries)
@@ -46,8 +45,16 @@ def overview_section(analysis: Analysis) -> Section | None:
         items = tuple(f"{code(f)} fires on " + ", ".join(escape(e.name) for e in entries if f in e.findings)
                       + " only" for f in differing)
         blocks += [Paragraph("Findings that differ between them:"), Bullets(items)]
-    title = f"Ranks ({len(entries)})" if ranks else f"Profiles in this file ({len(entries)})"
+    title = f"{overview_words(analysis)[0]} ({len(entries)})"
     return Section(title, tuple(blocks), "entries")
+
+
+def overview_words(analysis: Analysis) -> tuple[str, str]:
+    """(section title, plural noun) for the profiles of the overview, as the kind names them: the
+    separately captured members of a folder (ranks), or the entries of one file."""
+    spec = get_kind(analysis.kind).data("report.yaml").get("overview") or {}
+    words = spec.get("entries" if analysis.source.entries else "members") or {}
+    return words.get("title", "Profiles"), words.get("noun", "profiles")
 
 
 def _outliers(entries: Any, title: str, unit: str) -> list[Paragraph]:

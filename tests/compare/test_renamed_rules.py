@@ -43,3 +43,16 @@ def test_a_baseline_saved_under_an_old_rule_name_still_matches(tmp_path):
     statuses = {f.name: f.status for f in compare(before, after).findings}
     assert statuses["vector-engine-busy"] == "persisting"
     assert "vector-busy" not in statuses
+
+
+def test_options_that_reach_only_the_profile_are_a_comparability_warning(tmp_path, capsys):
+    from advisor.cli import main
+
+    sample = SAMPLES / "weight_reload" / "summary.json"
+    baseline = tmp_path / "baseline.json"
+    assert main(["report", str(sample), "-o", str(baseline)]) == 0
+    out = tmp_path / "diff.json"
+    assert main(["compare", str(baseline), str(sample), "--set", "weight-reload.min_ratio=100", "-o", str(out)]) == 0
+    warnings = json.loads(out.read_text())["warnings"]
+    assert warnings[0] == ("--set applied to the profiles analysed now, not to baseline (saved analyses are used as "
+                           "they were analysed): findings may differ because the rules did.")

@@ -5,7 +5,6 @@ package would declare its profiler, and runs end to end through `advisor report`
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -42,7 +41,7 @@ def test_report_on_the_toy_kind(toy, capsys):
     assert "## Toy utilisation" in text  # the kind's own section
     assert "| Device | Toy-1 |" in text  # its setup row
     assert "Toy-1 accelerator — chosen by device Toy-1" in text  # its hardware table, matched by device name
-    assert "`toy-dram-bound`" in text and "DRAM throughput 90 GB/s is over 60 % of the peak." in text
+    assert "`toy-dram-bound`" in text and "DRAM throughput 90 GB/s is over 60.00 % of the peak." in text
     assert "**SM busy 42.50 %** of 100 µs." in text  # 42.5 as printed (0..100) is the fraction 0.425
     assert "Tensor Engine" not in text and "weight-reload" not in text  # nothing of Neuron's
 
@@ -97,4 +96,32 @@ def test_the_installed_cli_finds_the_kind_by_entry_point(toy):
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "## Toy utilisation" in done.stdout
-    assert sys.executable  # the same interpreter's console script
+
+
+def test_an_organisation_pack_for_every_kind_still_runs_on_the_toy_kind(toy, tmp_path):
+    """A pack without `kinds:` that reads a Neuron metric: on a toy profile its rule is not evaluated
+    (the metric is missing there), and the report is written."""
+    pack = tmp_path / "team.yaml"
+    pack.write_text("""\
+pack: team
+version: 1.0.0
+rules:
+  - id: TEAM001
+    name: team-weight-reload
+    title: Weights reloaded too often
+    severity: low
+    when: weight_reload_ratio > 4
+    message: Reloaded.
+    recommendation: Keep weights resident.
+""")
+    out = tmp_path / "toy.md"
+    assert main(["report", str(SAMPLE), "--rules", str(pack), "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "## Rules not evaluated" in text
+    assert "| `team-weight-reload` | Weights reloaded too often | `weight_reload_ratio` |" in text
+
+
+def test_another_kinds_option_is_refused(toy, capsys):
+    assert main(["report", str(SAMPLE), "--neff", "k.neff"]) == 2
+    assert capsys.readouterr().err == (f"advisor: error: {SAMPLE}: --neff: not an option of Toy Profiler inputs, "
+                                       "which this is\n")

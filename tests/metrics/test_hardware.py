@@ -103,3 +103,27 @@ def test_metadata_figures_that_cannot_be_one_stack_are_not_used():
     assert slower.values["tensor_peak_flops_bf16"] == pytest.approx(78.64e12 / 2, rel=1e-3)
     bf16 = slower.values["tensor_peak_flops_bf16"]
     assert slower.values["tensor_peak_flops_fp8"] == pytest.approx(2 * bf16, rel=1e-3)
+
+
+def test_a_table_can_match_a_numeric_field_exactly(tmp_path):
+    from advisor.kinds.base import ProfileKind
+
+    (tmp_path / "hardware.yaml").write_text(
+        "match: {field: compute_capability, how: equals}\nunits: {dram_bandwidth: bytes/s}\n"
+        "targets:\n  a100: {matches: ['8'], values: {dram_bandwidth: 1.555e12}}\n"
+        "  h100: {matches: ['9'], values: {dram_bandwidth: 3.35e12}}\n"
+        "  sm86: {matches: ['8.6'], values: {dram_bandwidth: 9.36e11}}\n")
+    gpu = ProfileKind(name="gpu", title="GPU", formats="", package="none", folder=tmp_path)
+    assert for_profile(gpu, {"compute_capability": 8.0}).name == "a100"
+    assert for_profile(gpu, {"compute_capability": 8.6}).name == "sm86"
+    assert for_profile(gpu, {"compute_capability": "9"}).chosen_by == "compute_capability 9"
+    assert for_profile(gpu, {"compute_capability": 7.5}) is None
+
+
+def test_an_unknown_match_mode_is_refused(tmp_path):
+    from advisor.kinds.base import ProfileKind
+
+    (tmp_path / "hardware.yaml").write_text("match: {field: device, how: regex}\nunits: {}\ntargets: {}\n")
+    gpu = ProfileKind(name="gpu", title="GPU", formats="", package="none", folder=tmp_path)
+    with pytest.raises(AdvisorError, match=r"match\.how 'regex' must be one of prefix, equals"):
+        for_profile(gpu, {"device": "x"})

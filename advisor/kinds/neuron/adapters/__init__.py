@@ -21,6 +21,7 @@ from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.adapters import legacy_json, ntff, parquet, summary_json, summary_text
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION
 
+JSON_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 RANK_FILE = re.compile(r"^profile_rank_(\d+)\.(json|txt|ntff)$")  # multi-worker captures: one file per rank
 
 
@@ -28,11 +29,15 @@ def detect(path: Path, head: bytes) -> bool:
     """An .ntff, an Explorer output folder, a folder of per-rank files, a full JSON trace, or the text
     of a summary-json or summary-text."""
     if path.is_dir():
-        return parquet.is_explorer_dir(path) or bool(members(path)) or any(path.glob("*.parquet"))
+        return any(parquet.table_files(path, t) for t in parquet.TABLES) or bool(members(path))
     if ntff.sniff_name(path) or legacy_json.sniff(head):
         return True
     text = decode_head(head)
-    return text is not None and (summary_json.sniff(text) or summary_text.sniff(text))
+    if text is None:
+        return False
+    if summary_json.sniff(text):  # JSON is every profiler's: Neuron's names a Neuron field early on
+        return any(conventions(KIND).is_profile_field(key) for key in JSON_KEY.findall(text))
+    return summary_text.sniff(text)
 
 
 def members(folder: Path) -> list[tuple[str, Path]]:

@@ -14,6 +14,7 @@ from advisor.core.events import EventTrace, Interner
 from advisor.kinds.neuron.adapters.columns import Progress, neuron_trace, tensor_decls
 
 NAME = "parquet"
+TABLES = ("Summary", "Metadata", "Instruction", "DmaPacket", "TensorInfo", "Warning")  # the tables read
 INSTRUCTION_COLUMNS = ("start_ts", "duration_ns", "engine", "hlo_name", "nki_source_location")
 DMA_COLUMNS = ("start_ts", "duration_ns", "transfer_bytes", "variable")
 TENSOR_COLUMNS = ("variable_name", "type", "size", "load_to_sbuf_repeat_factor", "load_to_sbuf_total_size_bytes",
