@@ -6,7 +6,7 @@ dask.distributed `Client.get_executor()` runs them on a cluster)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,13 +21,12 @@ from advisor.engine.evaluate import Selection, evaluate
 from advisor.investigation.context import judge, load_context
 from advisor.kinds import LoadOptions, detect
 from advisor.kinds import get as get_kind
+from advisor.kinds.base import Progress
 from advisor.metrics.derive import derive, hardware_env
 from advisor.metrics.hardware import resolve
 from advisor.overview import with_overview
 from advisor.packs.load import load_packs
 from advisor.packs.model import RuleSet
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -127,10 +126,6 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     return with_overview(analyses, [p.source.entry or "profile" for p in profiles], profiles.index(profile))
 
 
-def _member(path: Path, options: AnalyzeOptions) -> Analysis:
-    return analyze(path, options)  # top level, so a process pool can run it
-
-
 def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options: AnalyzeOptions,
                      jobs: int | None, progress: Progress | None, executor: Executor | None) -> Analysis:
     """Each member on its own (no --entry or --context inside it), the chosen one re-analysed with the
@@ -143,11 +138,11 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
         for i, (_, path) in enumerate(members):
             if progress:
                 progress(f"analysing {i + 1}/{len(members)}")
-            analyses.append(_member(path, plain))
+            analyses.append(analyze(path, plain))
     else:
         pool = executor or ProcessPoolExecutor(max_workers=workers)
         try:
-            futures = [pool.submit(_member, path, plain) for _, path in members]
+            futures = [pool.submit(analyze, path, plain) for _, path in members]
             analyses = []
             for i, future in enumerate(futures):
                 analyses.append(future.result())
@@ -179,6 +174,11 @@ def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int |
     saved = serialize.read_if_analysis(path)
     if saved is None:
         return analyze(path, options, jobs, progress, executor)
+    return _as_saved(path, saved, options, refused_when_saved)
+
+
+def _as_saved(path: Path, saved: Analysis, options: AnalyzeOptions, refused_when_saved: Sequence[str]) -> Analysis:
+    """A saved analysis under today's rule names, with a new investigation context judged on it."""
     get_kind(saved.kind, f"{path}: the analysis of a profile of this kind")  # installed?
     if refused_when_saved:
         given = ", ".join(refused_when_saved)
@@ -201,8 +201,11 @@ def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: Analyz
     """Two inputs: a before/after comparison; more: a series of attempts. `shaping` names the options
     given that change what an analysis finds: they reach the profiles analysed now, not saved analyses,
     and the comparison warns when both kinds of input meet."""
-    analyses = [load_analysis(p, options) for p in paths]
-    saved = [label for path, label in zip(paths, labels, strict=True) if serialize.read_if_analysis(path)]
+    options = options or AnalyzeOptions()
+    read = [serialize.read_if_analysis(p) for p in paths]
+    analyses = [analyze(p, options) if r is None else _as_saved(p, r, options, ())
+                for p, r in zip(paths, read, strict=True)]
+    saved = [label for label, r in zip(labels, read, strict=True) if r is not None]
     warning = (f"{', '.join(shaping)} applied to the profiles analysed now, not to {', '.join(saved)} (saved "
                "analyses are used as they were analysed): findings may differ because the rules did."
                ) if shaping and saved else None

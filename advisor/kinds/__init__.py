@@ -48,10 +48,11 @@ def names() -> tuple[str, ...]:
 
 def get(name: str, where: str = "--kind") -> ProfileKind:
     """The kind named `name`; `where` is what the error names (the option, or the file that asked)."""
-    for kind in available():
+    kinds = available()
+    for kind in kinds:
         if kind.name == name:
             return kind
-    known = names()
+    known = [k.name for k in kinds]
     raise AdvisorError(where, f"unknown profile kind '{name}' (installed: {', '.join(known)}){suggest(name, known)}")
 
 

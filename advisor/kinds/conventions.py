@@ -30,7 +30,6 @@ class Conventions:
     percent_suffix: str = "_percent"
     percent_scale: float = 1.0  # 100 when the kind writes shares as 0..100
     negative_is_unavailable: bool = True
-    units_from: str = "name"  # name | row
     nonzero: frozenset[str] = frozenset()
     unbounded_percent: frozenset[str] = frozenset()
 
@@ -62,7 +61,6 @@ def conventions(kind: ProfileKind) -> Conventions:
         percent_suffix=str(data.get("percent_suffix", "_percent")),
         percent_scale=float(data.get("percent_scale", 1)),
         negative_is_unavailable=bool(data.get("negative_is_unavailable", True)),
-        units_from=str(data.get("units_from", "name")),
         nonzero=frozenset(data.get("nonzero_fields") or ()),
         unbounded_percent=frozenset(data.get("unbounded_percent_fields") or ()),
     )
@@ -91,6 +89,8 @@ def _scaled(name: str, number: float, printed_unit: str | None, conv: Convention
 
 def normalise(raw: Mapping[str, Any], conv: Conventions, row_units: Mapping[str, str] | None = None) -> Normalised:
     """Split raw fields into numbers (machine units, None = unavailable) and text, noting oddities.
+    A unit printed beside a value (`row_units`, by vendor name) converts it; otherwise the unit follows
+    the field's name.
 
     Negative numbers are the profiler's "unavailable" sentinel where the kind says so; NaN and
     infinities are unavailable too. Unknown fields pass through untouched.
@@ -128,12 +128,12 @@ def normalise(raw: Mapping[str, Any], conv: Conventions, row_units: Mapping[str,
             else:
                 number, units[name], unit_note = _scaled(name, number, (row_units or {}).get(vendor), conv)
                 notes += [unit_note] if unit_note else []
-                values[name] = _checked(name, number, value, conv, notes)
+                values[name] = _checked(name, number, conv, notes)
         units.setdefault(name, conv.unit_by_suffix(name))
     return Normalised(values=values, info=info, notes=tuple(notes), units=units, raw_names=raw_names)
 
 
-def _checked(name: str, number: float, raw: Any, conv: Conventions, notes: list[str]) -> float | None:
+def _checked(name: str, number: float, conv: Conventions, notes: list[str]) -> float | None:
     """The number, or None with a note when the kind's conventions say it cannot be a measurement."""
     if number < 0 and conv.negative_is_unavailable:
         notes.append(f"{name} = {number:g} (negative means unavailable): treated as unavailable")

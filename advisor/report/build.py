@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import statistics
 from types import ModuleType
+from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis
@@ -24,6 +25,12 @@ from advisor.report.investigation import (
 )
 from advisor.report.overview import overview_section, overview_words
 from advisor.report.view import View
+
+
+def _from_kind(kind_report: ModuleType | None, part: str, analysis: Analysis, empty: Any) -> Any:
+    """One part of the kind's report module (every part is optional; so is the module)."""
+    build = getattr(kind_report, part, None)
+    return build(analysis) if build else empty
 
 
 def title_of(analysis: Analysis) -> str:
@@ -45,7 +52,7 @@ def _tldr(view: View, kind_report: ModuleType) -> Section:
         why = next((n for n in a.notes if n.startswith("total_time")), "total_time is not in the profile")
         candidates.append((0, f"**Data warning:** {escape(why)}; times, bandwidths and utilisations that need "
                               "it are unavailable."))
-    candidates.extend(getattr(kind_report, "tldr", lambda _: [])(a))
+    candidates.extend(_from_kind(kind_report, "tldr", a, []))
     if a.entries:
         analysed = next((e for e in a.entries if e.analysed), None)
         times = sorted(e.total_time for e in a.entries if e.total_time is not None)
@@ -76,14 +83,14 @@ def _setup(view: View, kind_report: ModuleType) -> Section:
         rows.append(("Entry analysed", f"{code(s.entry)} of {len(s.entries)}"))
     if s.converted_with:
         rows.append(("Converted with", code(s.converted_with)))
-    rows += getattr(kind_report, "setup_rows", lambda _: [])(a)
+    rows += _from_kind(kind_report, "setup_rows", a, [])
     hw = a.hardware
     if hw:
         rows.append(("Hardware figures", f"{escape(hw.description)} — chosen by {escape(hw.chosen_by)}"))
     else:
         targets = "|".join(table(get_kind(a.kind))["targets"])
         rows.append(("Hardware figures", f"unknown: pass --hardware {targets} or a YAML file"))
-    rows += getattr(kind_report, "hardware_rows", lambda _: [])(a)
+    rows += _from_kind(kind_report, "hardware_rows", a, [])
     rows.append(("Rule packs", ", ".join(f"{escape(n)} {escape(v)}" for n, v in a.packs.items()) or "none"))
     return Section("Profile setup", (Table(("Item", "Value"), tuple(rows)),), "setup")
 
@@ -153,7 +160,7 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
 def build_document(analysis: Analysis) -> Document:
     view = View(analysis)
     kind_report = get_kind(analysis.kind).module("report")
-    parts = kind_report.sections(analysis) if hasattr(kind_report, "sections") else {}
+    parts = _from_kind(kind_report, "sections", analysis, {})
     lines, context = _header(analysis)
     sections = [context, _tldr(view, kind_report), overview_section(analysis), _setup(view, kind_report),
                 *parts.get("utilisation", ()), *parts.get("memory", ()), expectations_section(analysis),

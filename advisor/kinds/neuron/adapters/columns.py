@@ -3,14 +3,13 @@ fill (core.events: instruction and dma), the NEFF's tensor declarations, and pro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from advisor.core.events import Codes, EventTable, EventTrace
 from advisor.core.numbers import as_number
+from advisor.kinds.base import Progress
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
-
-Progress = Callable[[str], None]
 
 
 def neuron_trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, Any], metadata: dict[str, Any],

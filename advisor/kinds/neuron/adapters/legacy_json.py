@@ -20,7 +20,9 @@ import msgspec
 
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace, Interner
-from advisor.kinds.neuron.adapters.columns import Percent, Progress, TensorDecl, neuron_trace, tensor_decls
+from advisor.kinds.base import Progress
+from advisor.kinds.neuron.adapters.columns import Percent, neuron_trace, tensor_decls
+from advisor.kinds.neuron.tables import TensorDecl
 
 NAME = "neuron-json-trace"
 SNIFF_BYTES = 1 << 20

@@ -11,7 +11,8 @@ from typing import Any
 
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace, Interner
-from advisor.kinds.neuron.adapters.columns import Progress, neuron_trace, tensor_decls
+from advisor.kinds.base import Progress
+from advisor.kinds.neuron.adapters.columns import neuron_trace, tensor_decls
 
 NAME = "parquet"
 TABLES = ("Summary", "Metadata", "Instruction", "DmaPacket", "TensorInfo", "Warning")  # the tables read
