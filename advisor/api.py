@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from advisor import __version__
-from advisor.compare.diff import DEFAULT_NOISE, compare, compare_series
+from advisor.compare.diff import DEFAULT_NOISE, compare, compare_series, entry_key
 from advisor.core import serialize
 from advisor.core.comparison import Comparison, Series
 from advisor.core.errors import AdvisorError
@@ -81,22 +81,33 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
         metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
         outcomes=result.outcomes, packs={p.name: p.version for p in ruleset.packs},
         notes=tuple(_notes(profile, hw, metrics, chosen_by)), investigation=investigation, trace=trace,
-        kind=profile.kind,
+        vendor_findings=profile.vendor_findings, kind=profile.kind,
     )
 
 
-def choose(profiles: Sequence[Profile], entry: str | None, where: str) -> Profile:
-    """The profile to analyse: the named entry, else the one with the longest total_time (the core or
-    kernel that bounds the step, as users' scripts pick)."""
-    if entry is not None:
-        for profile in profiles:
-            if profile.source.entry == entry:
-                return profile
-        if entry.isdigit() and int(entry) < len(profiles):
-            return profiles[int(entry)]
-        names = ", ".join(p.source.entry or "profile" for p in profiles)
-        raise AdvisorError(where, f"--entry {entry}: no such entry; the file holds: {names}")
+def _slowest(profiles: Sequence[Profile]) -> Profile:
     return max(profiles, key=lambda p: (p.values.get("total_time") or 0.0, -profiles.index(p)))
+
+
+def choose(profiles: Sequence[Profile], entry: str | None, where: str, flag: str = "--entry") -> Profile:
+    """The profile to analyse: the named entry, else the one with the longest total_time (the core or
+    kernel that bounds the step, as users' scripts pick).
+
+    An entry is matched by its whole name, then by either word of a two-word name (`12 gemm`: the ID
+    12 or the function gemm), then as an index, then as part of the kernel's signature; among several
+    matches (a kernel launched repeatedly) the slowest is taken."""
+    if entry is None:
+        return _slowest(profiles)
+    names = [p.source.entry or "" for p in profiles]
+    tests = (lambda p, n: n == entry, lambda p, n: entry in n.split(" ", 1)[-1:] + n.split(" ", 1)[:1],
+             lambda p, n: entry.isdigit() and profiles.index(p) == int(entry),
+             lambda p, n: entry in p.info.get("kernel_name", ""))
+    for test in tests:
+        matches = [p for p, n in zip(profiles, names, strict=True) if test(p, n)]
+        if matches:
+            return _slowest(matches)
+    held = ", ".join(n or "profile" for n in names)
+    raise AdvisorError(where, f"{flag} {entry}: no such entry; the file holds: {held}")
 
 
 def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
@@ -115,8 +126,12 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
         return _analyze_members(path, members, options, jobs, progress, executor)
     ruleset = load_packs(options.rule_paths, kind=kind.name)
     profiles = adapters.load(path, replace(options.load, progress=progress))
-    profile = choose(profiles, options.load.entry, str(path))
-    chosen_by = "chosen with --entry" if options.load.entry is not None else "the longest total_time"
+    entry, flag = options.load.entry, "--entry"
+    for dest in kind.entry_option_dests():  # a kind's own way to pick one (ncu: --kernel NAME|ID)
+        if entry is None and options.load.option(dest) is not None:
+            entry, flag = str(options.load.option(dest)), f"--{dest.replace('_', '-')}"
+    profile = choose(profiles, entry, str(path), flag)
+    chosen_by = f"chosen with {flag}" if entry is not None else "the longest total_time"
     if len(profiles) == 1:
         if profile.trace is not None and progress:
             progress("analysing the events")
@@ -205,6 +220,8 @@ def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: Analyz
     read = [serialize.read_if_analysis(p) for p in paths]
     analyses = [analyze(p, options) if r is None else _as_saved(p, r, options, ())
                 for p, r in zip(paths, read, strict=True)]
+    analyses = [analyses[0], *(_same_entry(analyses[0], a, p, options) if r is None else a
+                               for a, p, r in zip(analyses[1:], paths[1:], read[1:], strict=True))]
     saved = [label for label, r in zip(labels, read, strict=True) if r is not None]
     warning = (f"{', '.join(shaping)} applied to the profiles analysed now, not to {', '.join(saved)} (saved "
                "analyses are used as they were analysed): findings may differ because the rules did."
@@ -214,6 +231,19 @@ def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: Analyz
     series = compare_series(analyses, labels, noise)
     return replace(series, steps=tuple(_warned(s, warning) for s in series.steps),
                    overall=_warned(series.overall, warning))
+
+
+def _same_entry(first: Analysis, other: Analysis, path: Path, options: AnalyzeOptions) -> Analysis:
+    """`other` analysed on the profile that matches the one `first` analysed (the same kernel by name
+    and launch shape), when both inputs hold several and no entry was named."""
+    chosen = next((e for e in first.entries if e.analysed), None)
+    if chosen is None or not other.entries or options.load.entry is not None:
+        return other
+    matches = [e for e in other.entries if entry_key(e) == entry_key(chosen)]
+    if not matches or any(e.analysed for e in matches):
+        return other
+    slowest = max(matches, key=lambda e: e.total_time or 0.0)
+    return analyze(path, replace(options, load=replace(options.load, entry=slowest.name)))
 
 
 def _warned(comparison: Comparison, warning: str | None) -> Comparison:

@@ -33,11 +33,14 @@ def _column(analysis: Analysis, spec: dict[str, Any]) -> OverviewColumn:
 
 def overview_row(analysis: Analysis, name: str, analysed: bool) -> ProfileOverview:
     spec = get_kind(analysis.kind).data("report.yaml").get("overview") or {}
+    estimated = [f for f in analysis.findings if f.estimated_speedup is not None and f.speedup_scope == "global"]
+    best = max(estimated, key=lambda f: f.estimated_speedup or 0.0, default=None)
     return ProfileOverview(
         name=name, total_time=analysis.value("total_time"), where=_where(analysis, spec.get("where", {}).get(
             "fields", ())), columns=tuple(_column(analysis, c) for c in spec.get("columns", ())),
         analysed=analysed, findings=tuple(f.name for f in analysis.findings),
-        root_causes=tuple(f.name for f in analysis.findings if f.root_cause))
+        root_causes=tuple(f.name for f in analysis.findings if f.root_cause),
+        gain=best.estimated_speedup if best else None, gain_finding=best.name if best else "")
 
 
 def with_overview(analyses: Sequence[Analysis], names: Sequence[str], chosen: int) -> Analysis:

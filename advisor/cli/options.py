@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from advisor.kinds import ProfileKind
 
 OPTIONS_FILE = "options.yaml"
-_SPEC_KEYS = ("flag", "dest", "metavar", "help", "action")
+_SPEC_KEYS = ("flag", "dest", "metavar", "help", "action", "entry")
 _ACTIONS = ("store", "store_true")
 _FLAG = re.compile(r"--[a-z0-9][a-z0-9-]*")
 _NAMESPACE = "kind_option:"  # kind options live apart from the command's own dests in the Namespace
@@ -104,6 +104,8 @@ def kind_option_specs(kind: ProfileKind) -> list[KindOption]:
             raise AdvisorError(where, f"{at} ({flag}): help is required")
         if action not in _ACTIONS:
             raise AdvisorError(where, f"{at} ({flag}): action must be one of {', '.join(_ACTIONS)}")
+        if not isinstance(entry.get("entry", False), bool):
+            raise AdvisorError(where, f"{at} ({flag}): entry must be true or false")
         if metavar is not None and (not isinstance(metavar, str) or action != "store"):
             raise AdvisorError(where, f"{at} ({flag}): metavar must be text, and only for action store")
         specs.append(KindOption(kind.title, flag, dest, " ".join(help_text.split()), action, metavar))

@@ -7,9 +7,9 @@ import fnmatch
 from collections.abc import Sequence
 from typing import Any
 
-from advisor.core.comparison import Comparison, FindingChange, MetricChange, Series, Side
+from advisor.core.comparison import Comparison, EntryChange, FindingChange, MetricChange, Series, Side
 from advisor.core.errors import AdvisorError
-from advisor.core.model import Analysis
+from advisor.core.model import Analysis, ProfileOverview
 from advisor.core.numbers import COMPARE_NOISE
 from advisor.kinds import get as get_kind
 
@@ -93,7 +93,33 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
         findings=tuple(findings), warnings=tuple(_warnings(*sides)),
         root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
         root_cause_after=tuple(f.name for f in after.findings if f.root_cause),
+        entries=_entries(before, after) if before.entries and after.entries else (),
     )
+
+
+def entry_key(entry: ProfileOverview) -> tuple[str, str | None]:
+    """What identifies a profile across two inputs: its name without a leading launch ordinal (`12 gemm`
+    is `gemm` in the other run too), and where it ran (the launch shape, the core)."""
+    words = entry.name.split(" ", 1)
+    name = words[1] if len(words) == 2 and words[0].isdigit() else entry.name
+    return name, entry.where
+
+
+def _entries(before: Analysis, after: Analysis) -> tuple[EntryChange, ...]:
+    """Profiles matched in order of appearance (the n-th launch of a kernel with the n-th), then those
+    on one side only."""
+    remaining: dict[tuple[str, str | None], list[ProfileOverview]] = {}
+    for e in after.entries:
+        remaining.setdefault(entry_key(e), []).append(e)
+    out = []
+    for e in before.entries:
+        match = remaining.get(entry_key(e))
+        other = match.pop(0) if match else None
+        a, b = e.total_time, other.total_time if other else None
+        out.append(EntryChange(entry_key(e)[0], e.where, a, b, a / b if a and b else None))
+    out += [EntryChange(entry_key(e)[0], e.where, None, e.total_time, None) for left in remaining.values()
+            for e in left]
+    return tuple(out)
 
 
 def compare_series(analyses: Sequence[Analysis], labels: Sequence[str], noise: float = DEFAULT_NOISE) -> Series:

@@ -46,6 +46,18 @@ class Side:
 
 
 @dataclass(frozen=True)
+class EntryChange:
+    """One profile of a multi-profile input (a kernel of a run) matched across before and after by
+    its name and where it ran (for kernels: function name and launch shape), or found on one side only."""
+
+    name: str
+    where: str | None
+    before: float | None  # total_time
+    after: float | None
+    speedup: float | None
+
+
+@dataclass(frozen=True)
 class Comparison:
     before: Side
     after: Side
@@ -56,6 +68,7 @@ class Comparison:
     root_cause_before: tuple[str, ...]
     root_cause_after: tuple[str, ...]
     warnings: tuple[str, ...]
+    entries: tuple[EntryChange, ...] = ()  # every profile of both inputs, matched (kernels of two runs)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,20 @@ class SourceInfo:
 
 
 @dataclass(frozen=True)
+class VendorFinding:
+    """A verdict the profiler itself wrote into its output (an Nsight Compute rule result), carried
+    beside advisor's findings so a reader sees both and where they agree."""
+
+    rule: str  # the profiler's stable rule id (SOLBottleneck, TheoreticalOccupancy, …)
+    section: str  # the section it belongs to, as the profiler names it
+    type: str  # OPT | INF | WRN | ERR
+    message: str
+    title: str = ""
+    speedup: float | None = None  # the profiler's estimate as a fraction of time (0.6667), None when none
+    speedup_scope: str = ""  # "local" (of the unit's own inefficiency) | "global" (of the kernel's time) | ""
+
+
+@dataclass(frozen=True)
 class Profile:
     """One profile as an adapter read it, normalised to machine units."""
 
@@ -42,6 +56,7 @@ class Profile:
     trace: Any = None  # the event trace (core.events.EventTrace), when the input has one
     units: Mapping[str, str] = field(default_factory=dict)  # machine unit of each value, by the kind's conventions
     raw_names: Mapping[str, str] = field(default_factory=dict)  # canonical name -> the vendor's, where they differ
+    vendor_findings: tuple[VendorFinding, ...] = ()  # the profiler's own rule results, as read
     kind: str = field(kw_only=True)  # the profile kind that read it: neuron, ncu, rbln, …
 
 
@@ -120,6 +135,9 @@ class Finding:
     condition: str = ""
     references: tuple[str, ...] = ()
     explains: tuple[str, ...] = ()  # fired rules this finding explains (they are not root causes)
+    # "global": a share of the profile's whole time; "local": of one unit's own inefficiency (Nsight
+    # Compute's distinction), an upper bound that is not a share of time and never enters Amdahl sums
+    speedup_scope: str = "global"
 
 
 @dataclass(frozen=True)
@@ -215,6 +233,8 @@ class ProfileOverview:
     analysed: bool = False
     findings: tuple[str, ...] = ()
     root_causes: tuple[str, ...] = ()
+    gain: float | None = None  # the largest global estimated speedup of its findings (share of its own time)
+    gain_finding: str = ""  # the finding that estimate belongs to
 
     def column(self, title: str) -> float | None:
         return next((c.value for c in self.columns if c.title == title), None)
@@ -237,6 +257,7 @@ class Analysis:
     investigation: Investigation | None = None
     entries: tuple[ProfileOverview, ...] = ()  # every profile of the input, when it holds several
     trace: TraceSummary | None = None  # from a full event trace
+    vendor_findings: tuple[VendorFinding, ...] = ()  # the profiler's own verdicts, as read
     schema_version: int = SCHEMA_VERSION
     kind: str = field(kw_only=True)  # the profile kind, which brings the report sections and compare groups
 

@@ -29,6 +29,7 @@ from advisor.core.model import (
     ProfileOverview,
     RuleOutcome,
     SourceInfo,
+    VendorFinding,
 )
 from advisor.core.trace import EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
 
@@ -66,6 +67,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
         "investigation": _investigation(analysis.investigation),
         "entries": [asdict(e) for e in analysis.entries],
         "trace": _trace(analysis.trace),
+        "vendor_findings": [asdict(v) for v in analysis.vendor_findings],
     }
 
 
@@ -141,7 +143,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "title": f.title, "message": f.message, "root_cause": f.root_cause, "because": list(f.because),
         "evidence": {k: {"value": e.value, "unit": e.unit} for k, e in f.evidence.items()},
         "params": {k: {"value": p.value, "unit": p.unit} for k, p in f.params.items()},
-        "estimated_speedup": f.estimated_speedup,
+        "estimated_speedup": f.estimated_speedup, "speedup_scope": f.speedup_scope,
         "recommendation": f.recommendation, "root_cause_text": f.root_cause_text,
         "condition": f.condition, "references": list(f.references), "explains": list(f.explains),
     }
@@ -186,7 +188,7 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             estimated_speedup=f.get("estimated_speedup"),
             recommendation=f.get("recommendation", ""), root_cause_text=f.get("root_cause_text", ""),
             condition=f.get("condition", ""), references=tuple(f.get("references") or ()),
-            explains=tuple(f.get("explains") or ()),
+            explains=tuple(f.get("explains") or ()), speedup_scope=f.get("speedup_scope", "global"),
         ) for f in data.get("findings", []))
         return Analysis(
             advisor_version=data.get("advisor_version", ""), source=source, info=src.get("info", {}),
@@ -197,7 +199,9 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
             packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
             investigation=_investigation_from(data.get("investigation")),
             entries=tuple(_overview_from(e) for e in data.get("entries", [])),
-            trace=_trace_from(data.get("trace")), kind=str(data.get("kind") or LEGACY_KIND),
+            trace=_trace_from(data.get("trace")),
+            vendor_findings=tuple(VendorFinding(**v) for v in data.get("vendor_findings", [])),
+            kind=str(data.get("kind") or LEGACY_KIND),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None
@@ -266,6 +270,7 @@ def _comparison(c: Comparison) -> dict[str, Any]:
         "findings": by_status,
         "root_cause": {"before": list(c.root_cause_before), "after": list(c.root_cause_after)},
         "warnings": list(c.warnings),
+        "entries": [asdict(e) for e in c.entries],
     }
 
 

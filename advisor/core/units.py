@@ -123,8 +123,12 @@ def speedup(value: float | None) -> str:
     return UNAVAILABLE if not _usable(value) else f"{_sig(value, 3)}×"
 
 
-def _cycles(v: float | None) -> str:
-    return count(v) + (" cycles" if _usable(v) else "")
+def _counted(word: str) -> Callable[[float | None], str]:
+    """A count of things (cycles, warps, blocks) shown with the thing's name."""
+    return lambda v: count(v) + (f" {word}" if _usable(v) else "")
+
+
+_cycles = _counted("cycles")
 
 
 # The units a metric, input, param or hardware figure may have (machine units), each with how a
@@ -141,6 +145,15 @@ UNITS: dict[str, Callable[[float | None], str]] = {
     "count": count,
     "cycles": _cycles,
     "Hz": lambda v: rate(v, "Hz").replace("FLOP/s", "Hz"),
+    # GPU launch and scheduler quantities (Nsight Compute)
+    "warps": _counted("warps"),
+    "blocks": _counted("blocks"),
+    "registers": _counted("registers"),
+    "threads": _counted("threads"),
+    "inst": _counted("inst"),
+    "inst/cycle": _counted("inst/cycle"),
+    "SMs": _counted("SMs"),
+    "sectors": _counted("sectors"),
     "": ratio,
 }
 # Units whose thresholds are shown in the unit, not as the bare number a pack writes (0.5 -> 50.00 %).

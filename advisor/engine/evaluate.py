@@ -160,11 +160,16 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
                 speedup = None  # the parent's bound is unknown, so this one cannot be bounded either
             elif speedup is not None and cap is not None:
                 speedup = min(speedup, cap)
+        scope = rule.speedup_scope
+        parents = [fired[p].estimated_speedup for p in rule.global_with
+                   if p in fired and fired[p].estimated_speedup is not None]
+        if scope == "local" and parents and speedup is not None:  # Nsight Compute: min(parent, local), global
+            speedup, scope = min(speedup, *parents), "global"
         evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
         fired[rule.name] = Finding(
             id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
             title=rule.title, message=_message(rule, env, rule_units), root_cause=False, because=rule.requires,
-            evidence=evidence, estimated_speedup=speedup,
+            evidence=evidence, estimated_speedup=speedup, speedup_scope=scope,
             params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
             recommendation=rule.recommendation, root_cause_text=rule.root_cause,
             condition=_condition_text(rule, env, rule_units), references=rule.references,
@@ -179,6 +184,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     findings = [replace(f, root_cause=f.name not in explained_by,
                         explains=tuple(n for n in by_name[f.name].explains if n in fired))
                 for f in fired.values()]
-    findings.sort(key=lambda f: (-(f.estimated_speedup if f.estimated_speedup is not None else -1.0),
+    findings.sort(key=lambda f: (-(f.estimated_speedup if f.estimated_speedup is not None and
+                                   f.speedup_scope == "global" else -1.0),
                                  -SEVERITIES.index(f.severity), f.id))
     return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes))

@@ -79,6 +79,12 @@ class ProfileKind:
         return frozenset(e.get("dest") or str(e.get("flag", ""))[2:].replace("-", "_")
                          for e in entries if isinstance(e, dict))
 
+    def entry_option_dests(self) -> tuple[str, ...]:
+        """The kind's options that pick the profile analysed in full, as --entry does (`entry: true`)."""
+        entries = self.data("options.yaml").get("options") or ()
+        return tuple(e.get("dest") or str(e.get("flag", ""))[2:].replace("-", "_")
+                     for e in entries if isinstance(e, dict) and e.get("entry") is True)
+
     def data(self, name: str) -> dict[str, Any]:
         """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none."""
         return _data(self.folder / name)

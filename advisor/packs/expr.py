@@ -25,7 +25,8 @@ Value = float | bool | None
 Env = Mapping[str, float | None]
 Evaluator = Callable[[Env], Value]
 
-FUNCTIONS = ("min", "max", "abs", "exists", "max_known", "min_known")
+FUNCTIONS = ("min", "max", "abs", "floor", "ceil", "exists", "max_known", "min_known")
+_ONE_ARGUMENT = {"abs": abs, "floor": math.floor, "ceil": math.ceil}
 
 
 class ExprError(Exception):
@@ -211,11 +212,12 @@ class _Compiler:
                 raise self.fail("exists() takes one metric name", node)
             probe = self._Name(node.args[0], depth)
             return lambda env: probe(env) is not None
-        if not node.args or (fname == "abs" and len(node.args) != 1):
-            raise self.fail(f"{fname}() needs {'one argument' if fname == 'abs' else 'arguments'}", node)
+        single = _ONE_ARGUMENT.get(fname)
+        if not node.args or (single and len(node.args) != 1):
+            raise self.fail(f"{fname}() needs {'one argument' if single else 'arguments'}", node)
         args = [self.compile(a, depth) for a in node.args]
-        if fname == "abs":
-            return lambda env: None if (v := args[0](env)) is None else abs(float(v))
+        if single:
+            return lambda env: None if (v := args[0](env)) is None else float(single(float(v)))
         pick = min if fname.startswith("min") else max
         strict = not fname.endswith("_known")
 

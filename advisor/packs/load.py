@@ -249,4 +249,9 @@ def order(rules: list[RuleDef]) -> tuple[RuleDef, ...]:
         except graphlib.CycleError as exc:
             cycle = exc.args[1]
             raise PackError([f"{by_name[cycle[0]].where}: `{key}` forms a cycle: {' -> '.join(cycle)}"]) from None
-    return tuple(by_name[n] for n in graphlib.TopologicalSorter({r.name: r.requires for r in rules}).static_order())
+    first = {r.name: (*r.requires, *(n for n in r.global_with if n in by_name)) for r in rules}
+    try:
+        return tuple(by_name[n] for n in graphlib.TopologicalSorter(first).static_order())
+    except graphlib.CycleError as exc:
+        cycle = exc.args[1]
+        raise PackError([f"{by_name[cycle[0]].where}: `global_with` forms a cycle: {' -> '.join(cycle)}"]) from None

@@ -67,6 +67,10 @@ class RuleDef:
     where: str  # file:line where it is defined
     param_units: dict[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()  # former names (or ids) still accepted wherever a rule is named
+    # Nsight Compute's scopes: a "local" estimate is of one unit's own inefficiency; it becomes a
+    # "global" share of the kernel's time, capped by the parent's, when a rule in global_with fired
+    speedup_scope: str = "global"
+    global_with: tuple[str, ...] = ()
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from advisor.packs.expr import ExprError, Expression, compile_expression, fracti
 from advisor.packs.model import Example, InputDef, MetricDef, RuleDef
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
+SPEEDUP_SCOPES = ("global", "local")
 
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # pack and rule names, aliases: kebab-case
 ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
@@ -32,7 +33,8 @@ PACK_KEYS = ("pack", "version", "description", "kinds", "inputs", "metrics", "ru
 _INPUT_KEYS = ("name", "unit", "description", "better")
 _METRIC_KEYS = ("name", "expr", "unit", "better", "description")
 _RULE_KEYS = ("id", "name", "aliases", "title", "category", "severity", "requires", "explains", "params", "when",
-              "message", "root_cause", "recommendation", "estimated_speedup", "references", "examples")
+              "message", "root_cause", "recommendation", "estimated_speedup", "speedup_scope", "global_with",
+              "references", "examples")
 _EXAMPLE_KEYS = ("metrics", "params", "hardware", "expect", "note")
 
 
@@ -218,6 +220,12 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     aliases = _aliases(check, where, item)
     requires = _rule_refs(check, where, item, "requires", declared)
     explains = _rule_refs(check, where, item, "explains", declared)
+    global_with = _rule_refs(check, where, item, "global_with", declared)
+    scope = item.get("speedup_scope", "global")
+    if scope not in SPEEDUP_SCOPES:
+        check.add(where, f"speedup_scope {scope!r} must be one of {', '.join(SPEEDUP_SCOPES)}")
+    if global_with and scope != "local":
+        check.add(where, "global_with turns a local estimate global: it needs speedup_scope: local")
     params = _number_map(check, where, "params", item.get("params"))
     clash = sorted(set(params) & declared.names)
     if clash:
@@ -246,7 +254,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
         references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
-        aliases=aliases,
+        aliases=aliases, speedup_scope=str(scope), global_with=global_with,
     )
 
 

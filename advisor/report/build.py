@@ -27,6 +27,12 @@ from advisor.report.overview import overview_section, overview_words
 from advisor.report.view import View
 
 
+class _InfoOrUnknown(dict):  # type: ignore[type-arg]
+    """str.format_map over a profile's text fields; a field it lacks reads as "unknown"."""
+
+    def __missing__(self, key: str) -> str:
+        return "unknown"
+
 def _from_kind(kind_report: ModuleType | None, part: str, analysis: Analysis, empty: Any) -> Any:
     """One part of the kind's report module (every part is optional; so is the module)."""
     build = getattr(kind_report, part, None)
@@ -146,7 +152,9 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
         lines.append(". ".join(parts) + ".")
     source = analysis.source
     device = get_kind(analysis.kind).data("report.yaml").get("device") or {}  # the field that names the machine
-    shown = analysis.info.get(device.get("field", ""), device.get("unknown", ""))
+    # when the field is absent, `unknown` may name other text fields: "cc {compute_capability}"
+    shown = analysis.info.get(device.get("field", "")) or str(device.get("unknown", "")).format_map(
+        _InfoOrUnknown(analysis.info))
     lines.append(f"Profile: {code(source.path)} ({escape(source.format)}) · " + (f"{escape(shown)} · " if shown else "")
                  + f"report by advisor {escape(analysis.advisor_version)}")
     context = None

@@ -147,11 +147,27 @@ def _warnings(c: Comparison) -> Section | None:
     return Section("Comparability warnings", (Bullets(tuple(escape(w) for w in c.warnings)),), "warnings")
 
 
+def _entries_section(c: Comparison) -> Section | None:
+    """Every profile of both inputs (the kernels of two runs), matched by name and launch shape."""
+    if not c.entries:
+        return None
+    rows = tuple((escape(e.name), escape(e.where or "—"), fmt.seconds(e.before), fmt.seconds(e.after),
+                  fmt.speedup(e.speedup) if e.speedup else ("only before" if e.after is None else "only after"))
+                 for e in sorted(c.entries, key=lambda e: -max(e.before or 0.0, e.after or 0.0)))
+    runs = [sum(e.before or 0.0 for e in c.entries), sum(e.after or 0.0 for e in c.entries)]
+    total = (f"Whole run: {fmt.seconds(runs[0])} → {fmt.seconds(runs[1])} "
+             f"({fmt.speedup(runs[0] / runs[1]) if runs[1] else 'unavailable'}); the rest of this comparison is of "
+             f"the analysed profile ({escape(c.before.source.entry or '')} → {escape(c.after.source.entry or '')}).")
+    return Section("Matched profiles", (Paragraph(total), Table(("Profile", "Where", "Before", "After", "Speedup"),
+                                                                rows, align=("left", "left", "right", "right",
+                                                                             "right"))), "entries")
+
+
 def comparison_document(c: Comparison) -> Document:
     lines = (f"Before: {_who(c.before)}", f"After: {_who(c.after)}")
     charts = _charts(c)
     sections = [_warnings(c), Section("Headline", (Bullets(tuple(headline(c))),), "headline"),
-                _findings_section(c), *_metric_sections(c),
+                _entries_section(c), _findings_section(c), *_metric_sections(c),
                 Section("Charts", tuple(charts), "charts") if charts else None]
     return Document(title=f"Comparison: {escape(c.before.label)} → {escape(c.after.label)}", lines=lines,
                     sections=tuple(s for s in sections if s))

@@ -20,6 +20,8 @@ def overview_section(analysis: Analysis) -> Section | None:
     if not entries:
         return None
     spec = get_kind(analysis.kind).data("report.yaml").get("overview") or {}
+    if spec.get("serial"):
+        return _serial_run(analysis, spec)
     where_title = (spec.get("where") or {}).get("title", "Where")
     titles = [c["title"] for c in spec.get("columns", ())] or [c.title for c in entries[0].columns]
     units = {c.title: c.unit for e in entries for c in e.columns}
@@ -68,3 +70,67 @@ def _outliers(entries: Any, title: str, unit: str) -> list[Paragraph]:
     return [Paragraph(
         f"{title} outliers (outside {low:g}–{high:g}× the median " + fmt.value(middle, unit) + "): "
         + (", ".join(f"{escape(e.name)} {fmt.value(v, unit)}" for e, v in outliers) or "none") + ".")]
+
+
+def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
+    """Profiles that ran one after another (the kernel launches of a run): ranked by time with their
+    share of the run, the top ones with their root cause and what fixing it gives the whole run
+    (Amdahl: a fix saving a fraction g of a kernel holding share s of the run speeds the run up
+    1 / (1 − s·g)), the rest summarised."""
+    entries = sorted(analysis.entries, key=lambda e: -(e.total_time or 0.0))
+    run = sum(e.total_time or 0.0 for e in entries)
+    top = int(spec.get("top", 5))
+    where_title = (spec.get("where") or {}).get("title", "Where")
+    titles = [c["title"] for c in spec.get("columns", ())]
+    units = {c.title: c.unit for e in entries for c in e.columns}
+
+    def share(e: Any) -> float | None:
+        return (e.total_time / run) if run > 0 and e.total_time is not None else None
+
+    rows = tuple((str(rank), f"**{escape(e.name)}** (analysed)" if e.analysed else escape(e.name),
+                  escape(e.where or "—"), fmt.seconds(e.total_time), fmt.percent(share(e)),
+                  *(fmt.value(e.column(t), units.get(t, "")) for t in titles),
+                  ", ".join(code(r) for r in e.root_causes[:2]) or "—")
+                 for rank, e in enumerate(entries[:top], 1))
+    blocks: list[Any] = [
+        Paragraph(f"{len(entries)} {overview_words(analysis)[1]} took {fmt.seconds(run)} together (the sum of their "
+                  "durations: they ran one after another). Ranked by time:"),
+        Table(("#", "Kernel", where_title, "Time", "Share of run", *titles, "Root cause"), rows,
+              align=("right", "left", "left", "right", "right", *("right" for _ in titles), "left"))]
+    rest = entries[top:]
+    if rest:
+        rest_time = sum(e.total_time or 0.0 for e in rest)
+        blocks.append(Paragraph(f"The other {len(rest)} take {fmt.seconds(rest_time)} "
+                                f"({fmt.percent(rest_time / run if run > 0 else None)} of the run); the JSON "
+                                "output lists each."))
+    amdahl = []
+    for e in entries[:top]:
+        s = share(e)
+        if s is None:
+            continue
+        whole = fmt.speedup(1 / (1 - s)) if s < 1 else "unbounded"
+        if e.gain is not None:
+            saved = s * e.gain
+            fix = (f"{code(e.gain_finding)}: up to {fmt.percent(e.gain)} of the kernel → "
+                   f"{fmt.percent(saved)} of the run ({fmt.speedup(1 / (1 - saved)) if saved < 1 else 'unbounded'})")
+        else:
+            fix = "no global estimate"
+        amdahl.append((escape(e.name), fmt.percent(s), fix, whole))
+    if amdahl:
+        blocks += [Paragraph("Amdahl across the kernels: what fixing each one's largest finding (global estimate) "
+                             "gives the whole run, and the bound if the kernel took no time at all."),
+                   Table(("Kernel", "Share of run", "Fixing its top finding", "Run speedup if it took 0 s"),
+                         tuple(amdahl), align=("left", "right", "left", "right"))]
+    common = sorted({f for e in entries for f in e.findings},
+                    key=lambda f: (-sum(e.total_time or 0.0 for e in entries if f in e.findings), f))
+    if common:
+        def covered(finding: str) -> float | None:
+            return sum(e.total_time or 0.0 for e in entries if finding in e.findings) / run if run else None
+
+        items = tuple(f"{code(f)} on {sum(f in e.findings for e in entries)} of {len(entries)} "
+                      f"({fmt.percent(covered(f))} of the run)" for f in common[:8])
+        blocks += [Paragraph("Findings by the share of the run they cover:"), Bullets(items)]
+    analysed = next((e.name for e in entries if e.analysed), "one")
+    blocks.append(Paragraph(f"This report analyses {escape(analysed)} in full (marked above); "
+                            f"`{spec.get('pick', '--entry')}` analyses another."))
+    return Section(f"{overview_words(analysis)[0]} ({len(entries)})", tuple(blocks), "entries")

@@ -37,10 +37,12 @@ def test_help_lists_commands_and_examples():
     done = run_cli("--help")
     assert done.returncode == 0
     assert "report" in done.stdout and "metrics" in done.stdout and "examples:" in done.stdout
-    assert "Rules-based performance advisor for ML-accelerator profiles (kinds: AWS Neuron)" in done.stdout
+    assert ("Rules-based performance advisor for ML-accelerator profiles (kinds: AWS Neuron, NVIDIA Nsight "
+            "Compute)") in done.stdout
     report = run_cli("report", "--help")
     assert report.returncode == 0 and "\nAWS Neuron options:\n  --neuron-profile PATH" in report.stdout
     assert "--neff PATH" in report.stdout and "--trace " in report.stdout
+    assert "\nNVIDIA Nsight Compute options:\n  --kernel NAME|ID" in report.stdout
 
 
 def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path):

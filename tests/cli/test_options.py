@@ -107,9 +107,9 @@ def test_two_kinds_may_share_a_flag_declared_alike(tmp_path):
 @pytest.mark.parametrize(("yaml_text", "problem"), [
     ("- {flag: --x, help: y}\n", "must be a mapping with `options:`, a list of {flag, dest, metavar, help, action}"),
     ("options: {flag: --x}\n", "must be a mapping with `options:`, a list of {flag, dest, metavar, help, action}"),
-    ("options: [--x]\n", "options[0]: must be a mapping of flag, dest, metavar, help, action"),
+    ("options: [--x]\n", "options[0]: must be a mapping of flag, dest, metavar, help, action, entry"),
     ("options:\n  - {flag: --x, help: y, type: int}\n", "options[0]: unknown key 'type'; known: flag, dest, metavar, "
-                                                        "help, action"),
+                                                        "help, action, entry"),
     ("options:\n  - {flag: -x, help: y}\n", "options[0]: flag must be a long option such as --neff"),
     ("options:\n  - {flag: --x, dest: 'a-b', help: y}\n", "options[0] (--x): dest must be a Python identifier"),
     ("options:\n  - {flag: --x}\n", "options[0] (--x): help is required"),

@@ -15,6 +15,7 @@ from advisor.packs.load import hardware_names, load_packs
 from advisor.packs.model import PackError
 
 NEURON = advisor.kinds.get("neuron")
+NCU = advisor.kinds.get("ncu")
 
 RULE = """
   - id: {rid}
@@ -56,20 +57,21 @@ def gadget(tmp_path, monkeypatch):
         + "inputs:\n  - {name: widgets, unit: count}\n  - {name: total_time, unit: s}\n")
     kind = ProfileKind(name="gadget", title="Gadget", formats="none", package="gadget_kind_not_imported",
                        folder=data, packs=(rules,))
-    monkeypatch.setattr(advisor.kinds, "available", lambda: (NEURON, kind))
+    monkeypatch.setattr(advisor.kinds, "available", lambda: (NEURON, NCU, kind))
     return kind
 
 
 # ------------------------------------------------------------------------------------ the header
 
 
-def test_builtin_pack_declares_neuron_and_loads_the_same_for_neuron():
-    everything, for_neuron = load_packs(), load_packs(kind="neuron")
-    assert [p.kinds for p in everything.packs] == [("neuron",)]
-    assert [r.name for r in for_neuron.rules] == [r.name for r in everything.rules]
-    assert (everything.kind, for_neuron.kind) == (None, "neuron")
-    assert "hw_hbm_bandwidth" in for_neuron.hardware_names
-    assert for_neuron.hardware_names == hardware_names("neuron") == everything.hardware_names
+def test_builtin_packs_declare_their_kind_and_each_kind_loads_only_its_own():
+    everything, for_neuron, for_ncu = load_packs(), load_packs(kind="neuron"), load_packs(kind="ncu")
+    assert sorted(p.kinds for p in everything.packs) == [("ncu",), ("neuron",)]
+    assert [p.name for p in for_neuron.packs] == ["neuron"] and [p.name for p in for_ncu.packs] == ["ncu"]
+    assert set(r.name for r in everything.rules) == {r.name for r in (*for_neuron.rules, *for_ncu.rules)}
+    assert (everything.kind, for_neuron.kind, for_ncu.kind) == (None, "neuron", "ncu")
+    assert "hw_hbm_bandwidth" in for_neuron.hardware_names and "hw_hbm_bandwidth" not in for_ncu.hardware_names
+    assert for_neuron.hardware_names == hardware_names("neuron")
 
 
 def test_pack_without_kinds_applies_to_neuron(write):
@@ -91,8 +93,8 @@ def test_unknown_kind_in_a_header_is_refused_with_line_and_suggestion(write):
     for kind in (None, "neuron"):  # refused whatever the kind loaded: a typo must not drop the pack silently
         with pytest.raises(PackError) as info:
             load_packs([path], kind=kind)
-        assert problems(info) == (f"{path}:5: unknown profile kind 'nueron' (installed: neuron); did you mean "
-                                  "'neuron'?")
+        assert problems(info) == (f"{path}:5: unknown profile kind 'nueron' (installed: neuron, ncu); "
+                                  "did you mean 'neuron'?")
 
 
 @pytest.mark.parametrize(("kinds", "expected"), [
@@ -120,8 +122,8 @@ def test_kinds_belong_in_the_header_file(tmp_path):
 def test_unknown_kind_argument_is_one_error():
     with pytest.raises(AdvisorError) as info:
         load_packs(kind="nuron")
-    assert (info.value.where, info.value.problem) == ("--kind", "unknown profile kind 'nuron' (installed: neuron); "
-                                                                "did you mean 'neuron'?")
+    assert (info.value.where, info.value.problem) == ("--kind", "unknown profile kind 'nuron' (installed: neuron, "
+                                                                "ncu); did you mean 'neuron'?")
 
 
 # ------------------------------------------------------------------------------ two kinds at once
@@ -129,7 +131,8 @@ def test_unknown_kind_argument_is_one_error():
 
 def test_each_kind_loads_its_own_packs_and_hardware_names(gadget):
     everything = load_packs()
-    assert [(p.name, p.kinds) for p in everything.packs] == [("neuron", ("neuron",)), ("gadget-rules", ("gadget",))]
+    assert [(p.name, p.kinds) for p in everything.packs] == [("ncu", ("ncu",)), ("neuron", ("neuron",)),
+                                                             ("gadget-rules", ("gadget",))]
     assert {"hw_widget_rate", "hw_hbm_bandwidth"} <= set(everything.hardware_names)
     assert everything.rule("widget-slow") and everything.rule("memory-bound")
 
@@ -235,8 +238,8 @@ def test_rules_list_unknown_kind_is_one_line_exit_2(capsys):
     assert main(["rules", "list", "--kind", "nueron"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == ("advisor: error: --kind: unknown profile kind 'nueron' (installed: neuron); did you mean "
-                            "'neuron'?\n")
+    assert captured.err == ("advisor: error: --kind: unknown profile kind 'nueron' (installed: neuron, ncu); "
+                            "did you mean 'neuron'?\n")
 
 
 def test_rules_show_prints_kinds(capsys):

@@ -1,0 +1,66 @@
+"""The Nsight Compute kind's inputs, recognised by content: an .ncu-rep report (magic `NVR\\0`), a
+details/--metrics CSV, a raw CSV, or the default text output, each with any ==PROF== lines and
+application output around it. Every kernel launch in the file is a profile entry.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from advisor.core.errors import AdvisorError
+from advisor.core.model import Profile
+from advisor.inputs.text import MAX_SUMMARY_BYTES, decode, decode_head, read_bytes
+from advisor.kinds.base import LoadOptions
+from advisor.kinds.ncu.adapters import details_csv, raw_csv, report_file, text_output
+from advisor.kinds.ncu.adapters.launches import Launch, entry_name, to_profile
+
+TEXT_READERS = (details_csv, raw_csv, text_output)  # in the order they are tried
+_PROFILER_LINE = re.compile(r"^==(PROF|ERROR|WARNING)==", re.MULTILINE)
+_ERROR_LINE = re.compile(r"^==ERROR==\s*(.*)$", re.MULTILINE)
+
+
+def detect(path: Path, head: bytes) -> bool:
+    if path.is_dir():
+        return False
+    if report_file.sniff(head):
+        return True
+    text = decode_head(head)
+    if text is None:
+        return False
+    return any(reader.sniff(text) for reader in TEXT_READERS) or bool(_PROFILER_LINE.search(text))
+
+
+def _launches(path: Path, options: LoadOptions) -> tuple[str, list[Launch]]:
+    where = str(path)
+    data = read_bytes(path, MAX_SUMMARY_BYTES)
+    if report_file.sniff(data[:16]):
+        return report_file.NAME, report_file.load(path, options)
+    text = decode(data)
+    if text is None:
+        raise AdvisorError(where, "binary data, not an Nsight Compute export")
+    for reader in TEXT_READERS:
+        if reader.sniff(text):
+            return reader.NAME, reader.parse(text, where)
+    errors = _ERROR_LINE.findall(text)
+    if errors:
+        raise AdvisorError(where, f"ncu reported an error and no results: {errors[0].strip()[:200]}")
+    raise AdvisorError(where, "ncu output without results (no CSV block, no `Section:` tables): the launch was "
+                              "not profiled")
+
+
+def load(path: Path, options: LoadOptions) -> list[Profile]:
+    """Every kernel launch in the file, in file order."""
+    fmt, launches = _launches(path, options)
+    if not launches:
+        raise AdvisorError(str(path), "no kernel launches in it")
+    names = [entry_name(launch) for launch in launches]
+    if len(set(names)) < len(names):
+        raise AdvisorError(str(path), "two launches share an ID; export one ncu run per file")
+    shape = f"{len(launches)} kernel launch{'es' if len(launches) != 1 else ''}"
+    profiles = [p for launch in launches if (p := to_profile(launch, str(path), fmt, shape, names)) is not None]
+    if not profiles:
+        values = sum(len(launch.rows) for launch in launches)
+        raise AdvisorError(str(path), f"no usable metric ({values} values, none numeric): every value is n/a or "
+                                      "nan — the profiler could not measure these launches")
+    return profiles

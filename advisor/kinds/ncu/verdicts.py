@@ -1,0 +1,136 @@
+"""Nsight Compute's own rule results beside advisor's findings, with their agreement marked.
+
+Every rule result in the input becomes a row, and so does every advisor finding no ncu result
+matched: a reader sees both verdicts and never loses one. The mapping between ncu's rules and
+advisor's is data (data/verdicts.yaml).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.core import units as fmt
+from advisor.core.model import Analysis, Finding, VendorFinding
+from advisor.kinds.ncu import KIND
+
+SAME = "same diagnosis"
+ROOT_CAUSE = "advisor adds a root cause"
+DISAGREE = "disagree"
+NCU_ONLY = "ncu only"
+ADVISOR_ONLY = "advisor only"
+NOT_EVALUATED = "ncu could not evaluate"
+INFORMATIONAL = "informational"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    vendor: VendorFinding | None  # None: an advisor finding no ncu result matched
+    ours: tuple[Finding, ...]  # advisor's findings that make the same diagnosis, as fired
+    status: str
+    note: str
+
+
+@dataclass(frozen=True)
+class _Mapping:
+    rule: str
+    sections: tuple[str, ...]
+    message: re.Pattern[str] | None
+    ours: tuple[str, ...]
+
+    def matches(self, vendor: VendorFinding) -> bool:
+        same_rule = vendor.rule == self.rule if vendor.rule else vendor.section in self.sections
+        return same_rule and (self.message is None or bool(self.message.search(vendor.message)))
+
+
+def _mappings(data: dict[str, Any]) -> list[_Mapping]:
+    return [_Mapping(str(e["rule"]), tuple(e.get("sections") or ()),
+                     re.compile(e["message"]) if e.get("message") else None, tuple(e.get("ours") or ()))
+            for e in data.get("rules") or ()]
+
+
+def estimate(speedup: float | None, scope: str) -> str:
+    """"66.67 % local", "0.71 % global", or "no estimate"."""
+    if speedup is None:
+        return "no estimate"
+    return f"{fmt.percent(speedup)} {scope or 'global'}"
+
+
+def _outcome_text(analysis: Analysis, names: tuple[str, ...]) -> str:
+    """Why advisor's counterpart rules did not fire: passed, or not evaluated for want of what."""
+    by_name = {o.name: o for o in analysis.outcomes}
+    parts = []
+    for name in names:
+        outcome = by_name.get(name)
+        if outcome is not None:
+            detail = f" ({outcome.detail})" if outcome.detail else ""
+            parts.append(f"{name}: {outcome.outcome.replace('_', ' ')}{detail}")
+    return "; ".join(parts) or "no advisor rule of that name ran"
+
+
+def _same_size(vendor: VendorFinding, ours: tuple[Finding, ...], tolerance: float) -> str:
+    """A note comparing the two estimates where both exist."""
+    estimated = [f for f in ours if f.estimated_speedup is not None]
+    if vendor.speedup is None or not estimated:
+        return ""
+    best = max(estimated, key=lambda f: f.estimated_speedup or 0.0)
+    ncu_text, our_text = estimate(vendor.speedup, vendor.speedup_scope), estimate(best.estimated_speedup,
+                                                                                   best.speedup_scope)
+    assert best.estimated_speedup is not None
+    if abs(best.estimated_speedup - vendor.speedup) <= tolerance and best.speedup_scope == (
+            vendor.speedup_scope or "global"):
+        return f"Estimates agree: ncu {ncu_text}, advisor {our_text}."
+    return f"Estimates differ: ncu {ncu_text}, advisor {our_text} ({best.name})."
+
+
+def verdicts(analysis: Analysis) -> list[Verdict]:
+    """One row per ncu rule result, then one per advisor finding none of them matched."""
+    if not analysis.vendor_findings:
+        return []
+    data = KIND.data("verdicts.yaml")
+    mappings = _mappings(data)
+    unusable = re.compile(str(data.get("could_not_evaluate") or r"(?!)"))
+    tolerance = float(data.get("speedup_tolerance", 0.0005))
+    fired = {f.name: f for f in analysis.findings}
+    matched: set[str] = set()
+    rows = []
+    for vendor in analysis.vendor_findings:
+        mapping = next((m for m in mappings if m.matches(vendor)), None)
+        if vendor.type == "ERR" or unusable.search(vendor.message):
+            rows.append(Verdict(vendor, (), NOT_EVALUATED, "Nsight Compute reported it could not evaluate this "
+                                                           "rule; advisor's own rules ran on the metrics present."))
+            continue
+        if mapping is None:
+            rule = vendor.rule or vendor.section
+            rows.append(Verdict(vendor, (), NCU_ONLY, f"advisor has no rule for ncu's {rule}."))
+            continue
+        if not mapping.ours:
+            rows.append(Verdict(vendor, (), INFORMATIONAL, "ncu states a fact here, not a problem."))
+            continue
+        ours = tuple(fired[n] for n in mapping.ours if n in fired)
+        matched.update(f.name for f in ours)
+        if not ours:
+            rows.append(Verdict(vendor, (), DISAGREE, f"ncu: {estimate(vendor.speedup, vendor.speedup_scope)}. "
+                                                      f"advisor: {_outcome_text(analysis, mapping.ours)}."))
+            continue
+        causes = sorted({c for f in ours if not f.root_cause for c in _explainers(analysis, f.name)})
+        size = _same_size(vendor, ours, tolerance)
+        if causes:
+            note = f"advisor traces it to {', '.join(causes)}. {size}".strip()
+            rows.append(Verdict(vendor, ours, ROOT_CAUSE, note))
+        else:
+            rows.append(Verdict(vendor, ours, SAME, size))
+    known = {name for m in mappings for name in m.ours}
+    for finding in analysis.findings:
+        if finding.name not in matched:
+            note = ("Nsight Compute has no rule for this." if finding.name not in known else
+                    "The ncu rule for this did not report it (or was not run).")
+            rows.append(Verdict(None, (finding,), ADVISOR_ONLY, note))
+    return rows
+
+
+def _explainers(analysis: Analysis, name: str) -> list[str]:
+    """The fired findings that make `name` a consequence (as the engine decides root causes): those
+    that explain it, and those that require it (the deeper cause of a required symptom)."""
+    return [f.name for f in analysis.findings if name in f.explains or name in f.because]
