@@ -139,6 +139,11 @@ class Finding:
     # Compute's distinction), an upper bound that is not a share of time and never enters Amdahl sums
     speedup_scope: str = "global"
 
+    @property
+    def global_speedup(self) -> float | None:
+        """The estimate as a share of the kernel's time, or None (none, or a local one)."""
+        return self.estimated_speedup if self.speedup_scope == "global" else None
+
 
 @dataclass(frozen=True)
 class NotApplicable:

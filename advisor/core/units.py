@@ -154,6 +154,7 @@ UNITS: dict[str, Callable[[float | None], str]] = {
     "inst/cycle": _counted("inst/cycle"),
     "SMs": _counted("SMs"),
     "sectors": _counted("sectors"),
+    "waves": _counted("waves"),
     "": ratio,
 }
 # Units whose thresholds are shown in the unit, not as the bare number a pack writes (0.5 -> 50.00 %).

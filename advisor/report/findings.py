@@ -24,6 +24,8 @@ def root_causes(analysis: Analysis) -> list[Finding]:
 def _gain(f: Finding) -> str:
     if f.estimated_speedup is None:
         return ""
+    if f.global_speedup is None:
+        return f", estimated local gain up to {fmt.percent(f.estimated_speedup)} of that unit's own inefficiency"
     return f", estimated gain up to {fmt.percent(f.estimated_speedup)} of the kernel's time"
 
 
@@ -100,7 +102,11 @@ def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
     rows += tuple((f"{code(name)} (threshold)", fmt.value(p.value, p.unit)) for name, p in f.params.items())
     blocks.append(Table(("Evidence", "Value"), rows, align=("left", "right"),
                         caption=f"Condition: {code(f.condition)}" if f.condition else ""))
-    if f.estimated_speedup is not None:
+    if f.estimated_speedup is not None and f.global_speedup is None:
+        blocks.append(Paragraph(f"Estimated local speedup: up to {fmt.percent(f.estimated_speedup)} of the affected "
+                                "unit's own inefficiency — an upper bound for that unit, not a share of total time "
+                                "(Nsight Compute's local estimate)."))
+    elif f.estimated_speedup is not None:
         overall = fmt.speedup(1 / (1 - f.estimated_speedup)) if f.estimated_speedup < 1 else "unbounded"
         blocks.append(Paragraph(f"Estimated speedup: removing this problem could save up to "
                                 f"{fmt.percent(f.estimated_speedup)} of total time ({overall} overall)."))
@@ -120,9 +126,9 @@ def findings_sections(analysis: Analysis) -> list[Section]:
 
 def _workload_gain(f: Finding, kernel_share: float | None) -> str:
     """A kernel-level estimate carried to the workload: the kernel is `kernel_share` of it."""
-    if f.estimated_speedup is None or kernel_share is None:
+    if f.global_speedup is None or kernel_share is None:
         return ""
-    share = f.estimated_speedup * kernel_share
+    share = f.global_speedup * kernel_share
     return f"; {fmt.percent(share)} of the workload, {fmt.speedup(1 / (1 - share))} overall"
 
 
@@ -154,7 +160,7 @@ def ranked_steps(analysis: Analysis) -> list[str]:
     for f in analysis.findings:
         if f.recommendation and f.recommendation not in seen:
             seen.add(f.recommendation)
-            gain = (f.estimated_speedup or 0) * (kernel_share if kernel_share is not None else 1)
+            gain = (f.global_speedup or 0) * (kernel_share if kernel_share is not None else 1)
             ranked.append((0 if f.root_cause else 1, gain, f"{escape(f.recommendation)} ({code(f.name)}{_gain(f)}"
                                                            f"{_workload_gain(f, kernel_share)})"))
     workload = _workload_step(analysis)

@@ -71,10 +71,10 @@ def _profile_bounds(analysis: Analysis) -> list:
     vendor = get_kind(analysis.kind).data("report.yaml").get("speedup_bound")  # the vendor's own statement
     rows = []
     for f in analysis.findings:
-        if f.estimated_speedup is None:
+        if f.global_speedup is None:  # a local estimate is not a share of time: no Amdahl bound from it
             continue
-        bound = fmt.speedup(1 / (1 - f.estimated_speedup)) if f.estimated_speedup < 1 else "unbounded"
-        rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.estimated_speedup), bound))
+        bound = fmt.speedup(1 / (1 - f.global_speedup)) if f.global_speedup < 1 else "unbounded"
+        rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.global_speedup), bound))
     blocks: list = [Paragraph(
         "No workload timings were given (`--context` with `workload:`), so this is the kernel-level view: for each "
         "finding, the share of total time it could recover and the kernel speedup that would give, 1 / (1 − share)"
@@ -132,8 +132,8 @@ def meaning_section(analysis: Analysis) -> Section:
     causes = root_causes(analysis)
     if causes:
         top = causes[0]
-        gain = (f"; fixing it could recover up to {fmt.percent(top.estimated_speedup)} of the kernel's time"
-                if top.estimated_speedup is not None else "")
+        gain = (f"; fixing it could recover up to {fmt.percent(top.global_speedup)} of the kernel's time"
+                if top.global_speedup is not None else "")
         sentences.append(f"The rules' verdict: **{escape(top.title.rstrip('.'))}** ({code(top.name)}){gain}.")
     else:
         sentences.append("No rule identified a bottleneck in this profile.")

@@ -18,6 +18,9 @@ CASES = [(p.relative_to(ROOT), None) for p in sorted(SAMPLES.glob("*/summary*.*"
 CASES.append((Path("samples/legacy_trace/profile.json"), None))
 # (the weight_reload_series attempts repeat weight_reload and weight_reload_fixed: covered by compare below)
 CASES.append((Path("samples/mp2_energy/summary.json"), CONTEXT))
+# Nsight Compute: the seed kernel, a run of many kernels, and both export formats of one
+CASES += [(Path(f"samples/{name}"), None) for name in ("ncu_seed004/details.csv", "ncu_seed004/output.txt",
+                                                       "ncu_multi_kernel/details.csv")]
 
 
 def case_id(path: Path, context: Path | None) -> str:
@@ -27,6 +30,8 @@ def case_id(path: Path, context: Path | None) -> str:
 COMPARISONS = {
     "compare__weight_reload": [Path("samples/weight_reload/summary.json"),
                                Path("samples/weight_reload_fixed/summary.json")],
+    "compare__ncu_before_after": [Path("samples/ncu_before_after/before.csv"),
+                                  Path("samples/ncu_before_after/after.csv")],
     "compare__series": [Path(f"samples/weight_reload_series/attempt_{i}.json") for i in (1, 2, 3)],
 }
 
