@@ -99,7 +99,7 @@ def choose(profiles: Sequence[Profile], entry: str | None, where: str, flag: str
     if entry is None:
         return _slowest(profiles)
     names = [p.source.entry or "" for p in profiles]
-    tests = (lambda p, n: n == entry, lambda p, n: entry in n.split(" ", 1)[-1:] + n.split(" ", 1)[:1],
+    tests = (lambda p, n: n == entry, lambda p, n: entry in n.split(" ", 1),
              lambda p, n: entry.isdigit() and profiles.index(p) == int(entry),
              lambda p, n: entry in p.info.get("kernel_name", ""))
     for test in tests:

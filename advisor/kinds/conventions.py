@@ -32,6 +32,10 @@ class Conventions:
     negative_is_unavailable: bool = True
     nonzero: frozenset[str] = frozenset()
     unbounded_percent: frozenset[str] = frozenset()
+    unit_fixes: tuple[tuple[str, str], ...] = ()  # (vendor-name pattern, machine unit): units the profiler misprints
+
+    def fixed_unit(self, vendor: str) -> str | None:
+        return next((unit for pattern, unit in self.unit_fixes if fnmatch.fnmatchcase(vendor, pattern)), None)
 
     def is_text_field(self, name: str) -> bool:
         return name in self.text_fields or name.endswith(self.text_suffixes)
@@ -63,6 +67,7 @@ def conventions(kind: ProfileKind) -> Conventions:
         negative_is_unavailable=bool(data.get("negative_is_unavailable", True)),
         nonzero=frozenset(data.get("nonzero_fields") or ()),
         unbounded_percent=frozenset(data.get("unbounded_percent_fields") or ()),
+        unit_fixes=tuple((str(k), str(v)) for k, v in (data.get("unit_fixes") or {}).items()),
     )
 
 
@@ -127,6 +132,7 @@ def normalise(raw: Mapping[str, Any], conv: Conventions, row_units: Mapping[str,
                 notes.append(f"{name} = {value!r:.40} is not finite: treated as unavailable")
             else:
                 number, units[name], unit_note = _scaled(name, number, (row_units or {}).get(vendor), conv)
+                units[name] = conv.fixed_unit(vendor) or units[name]
                 notes += [unit_note] if unit_note else []
                 values[name] = _checked(name, number, conv, notes)
         units.setdefault(name, conv.unit_by_suffix(name))

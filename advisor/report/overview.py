@@ -23,11 +23,8 @@ def overview_section(analysis: Analysis) -> Section | None:
     if spec.get("serial"):
         return _serial_run(analysis, spec)
     where_title = (spec.get("where") or {}).get("title", "Where")
-    titles = [c["title"] for c in spec.get("columns", ())] or [c.title for c in entries[0].columns]
-    units = {c.title: c.unit for e in entries for c in e.columns}
-    rows = tuple((f"**{escape(e.name)}** (analysed)" if e.analysed else escape(e.name), escape(e.where or "—"),
-                  fmt.seconds(e.total_time), *(fmt.value(e.column(t), units.get(t, "")) for t in titles),
-                  ", ".join(code(r) for r in e.root_causes[:2]) or "—") for e in entries)
+    titles, units = _columns(entries, spec)
+    rows = tuple(_cells(e, titles, units) for e in entries)
     blocks: list[Any] = [Table(("Profile", where_title, "Total time", *titles, "Root cause"), rows,
                                align=("left", "left", "right", *("right" for _ in titles), "left"))]
     timed = [e for e in entries if e.total_time is not None]
@@ -49,6 +46,20 @@ def overview_section(analysis: Analysis) -> Section | None:
         blocks += [Paragraph("Findings that differ between them:"), Bullets(items)]
     title = f"{overview_words(analysis)[0]} ({len(entries)})"
     return Section(title, tuple(blocks), "entries")
+
+
+def _columns(entries: Any, spec: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """The overview's column titles (as the kind names them) and the unit of each."""
+    titles = [c["title"] for c in spec.get("columns", ())] or [c.title for c in entries[0].columns]
+    return titles, {c.title: c.unit for e in entries for c in e.columns}
+
+
+def _cells(e: Any, titles: list[str], units: dict[str, str]) -> tuple[str, ...]:
+    """One profile's row: name (the analysed one marked), where it ran, time, the columns, root causes;
+    `_serial_run` puts the share of the run after the time."""
+    return (f"**{escape(e.name)}** (analysed)" if e.analysed else escape(e.name), escape(e.where or "—"),
+            fmt.seconds(e.total_time), *(fmt.value(e.column(t), units.get(t, "")) for t in titles),
+            ", ".join(code(r) for r in e.root_causes[:2]) or "—")
 
 
 def overview_words(analysis: Analysis) -> tuple[str, str]:
@@ -80,22 +91,22 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
     entries = sorted(analysis.entries, key=lambda e: -(e.total_time or 0.0))
     run = sum(e.total_time or 0.0 for e in entries)
     top = int(spec.get("top", 5))
+    item = str(spec.get("item", "profile"))  # what one entry is: "kernel"
     where_title = (spec.get("where") or {}).get("title", "Where")
-    titles = [c["title"] for c in spec.get("columns", ())]
-    units = {c.title: c.unit for e in entries for c in e.columns}
+    titles, units = _columns(entries, spec)
 
     def share(e: Any) -> float | None:
         return (e.total_time / run) if run > 0 and e.total_time is not None else None
 
-    rows = tuple((str(rank), f"**{escape(e.name)}** (analysed)" if e.analysed else escape(e.name),
-                  escape(e.where or "—"), fmt.seconds(e.total_time), fmt.percent(share(e)),
-                  *(fmt.value(e.column(t), units.get(t, "")) for t in titles),
-                  ", ".join(code(r) for r in e.root_causes[:2]) or "—")
-                 for rank, e in enumerate(entries[:top], 1))
+    def ranked(rank: int, e: Any) -> tuple[str, ...]:
+        name, where, time, *rest = _cells(e, titles, units)
+        return (str(rank), name, where, time, fmt.percent(share(e)), *rest)
+
+    rows = tuple(ranked(rank, e) for rank, e in enumerate(entries[:top], 1))
     blocks: list[Any] = [
         Paragraph(f"{len(entries)} {overview_words(analysis)[1]} took {fmt.seconds(run)} together (the sum of their "
                   "durations: they ran one after another). Ranked by time:"),
-        Table(("#", "Kernel", where_title, "Time", "Share of run", *titles, "Root cause"), rows,
+        Table(("#", item.capitalize(), where_title, "Time", "Share of run", *titles, "Root cause"), rows,
               align=("right", "left", "left", "right", "right", *("right" for _ in titles), "left"))]
     rest = entries[top:]
     if rest:
@@ -111,15 +122,15 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
         whole = fmt.speedup(1 / (1 - s)) if s < 1 else "unbounded"
         if e.gain is not None:
             saved = s * e.gain
-            fix = (f"{code(e.gain_finding)}: up to {fmt.percent(e.gain)} of the kernel → "
+            fix = (f"{code(e.gain_finding)}: up to {fmt.percent(e.gain)} of the {item} → "
                    f"{fmt.percent(saved)} of the run ({fmt.speedup(1 / (1 - saved)) if saved < 1 else 'unbounded'})")
         else:
             fix = "no global estimate"
         amdahl.append((escape(e.name), fmt.percent(s), fix, whole))
     if amdahl:
-        blocks += [Paragraph("Amdahl across the kernels: what fixing each one's largest finding (global estimate) "
-                             "gives the whole run, and the bound if the kernel took no time at all."),
-                   Table(("Kernel", "Share of run", "Fixing its top finding", "Run speedup if it took 0 s"),
+        blocks += [Paragraph(f"Amdahl across the {item}s: what fixing each one's largest finding (global estimate) "
+                             f"gives the whole run, and the bound if the {item} took no time at all."),
+                   Table((item.capitalize(), "Share of run", "Fixing its top finding", "Run speedup if it took 0 s"),
                          tuple(amdahl), align=("left", "right", "left", "right"))]
     common = sorted({f for e in entries for f in e.findings},
                     key=lambda f: (-sum(e.total_time or 0.0 for e in entries if f in e.findings), f))

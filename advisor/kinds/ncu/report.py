@@ -7,12 +7,13 @@ as unavailable, and a section none of whose figures exist is left out."""
 from __future__ import annotations
 
 import re
-from functools import cache
+from collections import Counter
 from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis, Metric
 from advisor.kinds.ncu import KIND
+from advisor.kinds.ncu.verdicts import DISAGREE, estimate, verdicts
 from advisor.report.charts import finite
 from advisor.report.document import Chart, Paragraph, Section, Table, code, escape
 from advisor.report.view import View
@@ -23,7 +24,6 @@ _SIGNATURE_LIMIT = 110  # characters of a kernel signature shown in the setup ta
 _TEMPLATE_LIMIT = 24  # template argument lists longer than this are shown as <…>
 
 
-@cache
 def layout() -> dict[str, Any]:
     return KIND.data("report.yaml")
 
@@ -101,19 +101,16 @@ def short_signature(signature: str, limit: int = _SIGNATURE_LIMIT) -> str:
 
 
 def _bound(view: View) -> tuple[str, str] | None:
-    """(bound, explanation) from the two speed-of-light percentages, by ncu's own threshold: below it
-    for both, latency-bound; otherwise the higher of compute and memory."""
-    compute, memory = view.raw("compute_throughput_percent"), view.raw("memory_throughput_percent")
-    if compute is None or memory is None:
-        return None
-    threshold = float(layout().get("sol_threshold", 0.6))
-    both = (f"compute (SM) {view.show('compute_throughput_percent')}, memory "
-            f"{view.show('memory_throughput_percent')} of peak")
-    if max(compute, memory) < threshold:
-        return "latency-bound", f"{both}, both under {threshold * 100:g} %"
-    if compute >= memory:
-        return "compute-bound", f"{both}; compute is the more utilised"
-    return "memory-bound", f"{both}; memory is the more utilised"
+    """(bound, explanation): the speed-of-light finding that fired (report.yaml `bounds`), with the
+    two percentages it was decided on."""
+    fired = {f.name: f for f in view.analysis.findings}
+    for rule, word, clause in layout()["bounds"]:
+        finding = fired.get(rule)
+        if finding is not None:
+            params = {name: fmt.value(p.value, p.unit) for name, p in finding.params.items()}
+            return word, (f"compute (SM) {view.show('compute_throughput_percent')}, memory "
+                          f"{view.show('memory_throughput_percent')} of peak{clause.format_map(params)}")
+    return None
 
 
 def _dominant_memory_unit(view: View) -> dict[str, Any] | None:
@@ -398,16 +395,7 @@ def first_sentence(text: str, limit: int = 160) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
 
 
-def _estimate(speedup: float | None, scope: str) -> str:
-    """`66.67 % local`; — without an estimate."""
-    if speedup is None:
-        return NO_VALUE
-    return f"{fmt.percent(speedup)} {scope or 'global'}"
-
-
 def _verdicts(analysis: Analysis) -> Section:
-    from advisor.kinds.ncu.verdicts import verdicts  # imported when a report asks for it
-
     found = verdicts(analysis)
     intro = Paragraph(
         "Every rule result Nsight Compute wrote into the export, beside the advisor findings that make the same "
@@ -431,16 +419,14 @@ def _verdicts(analysis: Analysis) -> Section:
             rule = code(vendor.rule) if vendor.rule else escape(vendor.section)
             what = escape(vendor.title or first_sentence(vendor.message))
             theirs = f"{escape(vendor.type)} {rule}: {what}"
-            their_estimate = _estimate(vendor.speedup, vendor.speedup_scope)
-        ours = "; ".join(f"{code(f.name)} ({_estimate(f.estimated_speedup, f.speedup_scope)}"
+            their_estimate = estimate(vendor.speedup, vendor.speedup_scope, NO_VALUE)
+        ours = "; ".join(f"{code(f.name)} ({estimate(f.estimated_speedup, f.speedup_scope, NO_VALUE)}"
                          f"{', root cause' if f.root_cause else ''})" for f in v.ours) or "none"
-        status = f"**{escape(v.status)}**" if v.status == "disagree" else escape(v.status)
+        status = f"**{escape(v.status)}**" if v.status == DISAGREE else escape(v.status)
         rows.append((theirs, their_estimate, ours, status, escape(v.note) or NO_VALUE))
     table = Table(("Nsight Compute", "ncu estimate", "advisor", "Agreement", "Note"), tuple(rows),
                   align=("left", "right", "left", "left", "left"))
-    counts: dict[str, int] = {}
-    for v in found:
-        counts[v.status] = counts.get(v.status, 0) + 1
+    counts = Counter(v.status for v in found)
     summary = Paragraph("In all: " + ", ".join(f"{n} {escape(status)}" for status, n in counts.items()) + ".")
     return Section("Nsight Compute's own verdicts beside advisor's", (intro, table, summary), "ncu-verdicts")
 
@@ -498,21 +484,15 @@ def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     rows.append(("Grid × block", shape))
     rows.append(("Registers per thread", view.show("registers_per_thread")))
     rows.append(("Shared memory per block", _smem(view)))
-    for key, label in layout()["setup"]:
-        if key == "device_name" and not info.get(key):
-            device = info.get("device")
-            rows.append((label, f"device {escape(device)} (its model is not in this export)" if device
-                         else fmt.UNAVAILABLE))
-            continue
-        if key == "process_name" and info.get(key):
-            host = info.get("host_name")
-            rows.append((label, escape(info[key]) + (f" on {escape(host)}" if host else "")))
-            continue
-        if key == "host_name":
-            continue  # shown with the process
-        if key == "profiler_version" and not info.get(key):
-            continue  # most exports do not say
-        rows.append((label, escape(info[key]) if info.get(key) else fmt.UNAVAILABLE))
+    device = info.get("device")
+    rows.append(("Device", escape(info["device_name"]) if info.get("device_name") else
+                 f"device {escape(device)} (its model is not in this export)" if device else fmt.UNAVAILABLE))
+    rows += [(label, escape(info[key]) if info.get(key) else fmt.UNAVAILABLE) for key, label in layout()["setup"]]
+    if info.get("process_name"):
+        host = f" on {escape(info['host_name'])}" if info.get("host_name") else ""
+        rows.append(("Process", escape(info["process_name"]) + host))
+    if info.get("profiler_version"):  # most exports do not say
+        rows.append(("Profiler", escape(info["profiler_version"])))
     export = (layout().get("exports") or {}).get(analysis.source.format)
     if export:
         rows.append(("Export", export))

@@ -50,10 +50,10 @@ def _mappings(data: dict[str, Any]) -> list[_Mapping]:
             for e in data.get("rules") or ()]
 
 
-def estimate(speedup: float | None, scope: str) -> str:
-    """"66.67 % local", "0.71 % global", or "no estimate"."""
+def estimate(speedup: float | None, scope: str, none: str = "no estimate") -> str:
+    """"66.67 % local", "0.71 % global", or `none`."""
     if speedup is None:
-        return "no estimate"
+        return none
     return f"{fmt.percent(speedup)} {scope or 'global'}"
 
 
@@ -75,11 +75,10 @@ def _same_size(vendor: VendorFinding, ours: tuple[Finding, ...], tolerance: floa
     if vendor.speedup is None or not estimated:
         return ""
     best = max(estimated, key=lambda f: f.estimated_speedup or 0.0)
-    ncu_text, our_text = estimate(vendor.speedup, vendor.speedup_scope), estimate(best.estimated_speedup,
-                                                                                   best.speedup_scope)
-    assert best.estimated_speedup is not None
-    if abs(best.estimated_speedup - vendor.speedup) <= tolerance and best.speedup_scope == (
-            vendor.speedup_scope or "global"):
+    ncu_text = estimate(vendor.speedup, vendor.speedup_scope)
+    our_text = estimate(best.estimated_speedup, best.speedup_scope)
+    same_scope = best.speedup_scope == (vendor.speedup_scope or "global")
+    if same_scope and abs((best.estimated_speedup or 0.0) - vendor.speedup) <= tolerance:
         return f"Estimates agree: ncu {ncu_text}, advisor {our_text}."
     return f"Estimates differ: ncu {ncu_text}, advisor {our_text} ({best.name})."
 

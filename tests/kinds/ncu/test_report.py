@@ -3,8 +3,6 @@ a real export (../shared/reference/ncu-examples: a cuBLAS bf16 GEMV on a cc 12.0
 
 from __future__ import annotations
 
-import sys
-import types
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -90,17 +88,16 @@ def _finding(name: str, speedup: float | None, scope: str = "global") -> Finding
 
 @pytest.fixture
 def fake_verdicts(monkeypatch):
-    """A stand-in for advisor.kinds.ncu.verdicts: one row per vendor finding, then one advisor-only row."""
+    """A stand-in for the pairing in advisor.kinds.ncu.verdicts: one row per vendor finding, then one
+    advisor-only row, so the table's rendering is checked on rows of every shape."""
     def verdicts(analysis):
         rows = [_Verdict(v, (_finding("occupancy-limited-by-registers", 0.8034),) if v.rule == "TheoreticalOccupancy"
                          else (), "same diagnosis" if v.rule == "TheoreticalOccupancy" else "ncu only",
                          "both name the registers") for v in analysis.vendor_findings]
         return [*rows, _Verdict(None, (_finding("tail-effect", 0.05, "local"),), "advisor only", "ncu has no rule")]
 
-    module = types.ModuleType("advisor.kinds.ncu.verdicts")
-    module.verdicts = verdicts  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "advisor.kinds.ncu.verdicts", module)
-    return module
+    monkeypatch.setattr(report, "verdicts", verdicts)
+    return verdicts
 
 
 def _section(parts: dict[str, list[Section]], title: str) -> Section:
@@ -127,7 +124,7 @@ def test_sections_show_units_limits_and_unavailable(details_csv, fake_verdicts):
                       "Memory access", "Roofline"]
 
     sol = _section(parts, "Speed of light")
-    assert "**Latency-bound**: compute (SM) 9.15 %, memory 19.66 % of peak, both under 60 %" in _text(sol)
+    assert "**Latency-bound**: compute (SM) 9.15 %, memory 19.66 % of peak, both under 60.00 %" in _text(sol)
     assert _row(sol, "DRAM (busiest memory unit)")[1] == "19.66 %"
     assert _row(sol, "Active warps per scheduler")[1:] == ("1.33 warps", "ncu")
     assert _row(sol, "Warp cycles per issued instruction")[1:] == ("unavailable", "—")  # not in this export

@@ -10,12 +10,13 @@ from pathlib import Path
 
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Profile
-from advisor.inputs.text import MAX_SUMMARY_BYTES, decode, decode_head, read_bytes
+from advisor.inputs.text import MAX_SUMMARY_BYTES, decode, decode_head, read_bytes, read_head
 from advisor.kinds.base import LoadOptions
 from advisor.kinds.ncu.adapters import details_csv, raw_csv, report_file, text_output
 from advisor.kinds.ncu.adapters.launches import Launch, entry_name, to_profile
 
 TEXT_READERS = (details_csv, raw_csv, text_output)  # in the order they are tried
+HEAD_CHARACTERS = 1 << 20  # as much as kind detection reads
 _PROFILER_LINE = re.compile(r"^==(PROF|ERROR|WARNING)==", re.MULTILINE)
 _ERROR_LINE = re.compile(r"^==ERROR==\s*(.*)$", re.MULTILINE)
 
@@ -33,14 +34,14 @@ def detect(path: Path, head: bytes) -> bool:
 
 def _launches(path: Path, options: LoadOptions) -> tuple[str, list[Launch]]:
     where = str(path)
-    data = read_bytes(path, MAX_SUMMARY_BYTES)
-    if report_file.sniff(data[:16]):
+    if report_file.sniff(read_head(path, len(report_file.MAGIC))):  # a report is read by the library, not here
         return report_file.NAME, report_file.load(path, options)
-    text = decode(data)
+    text = decode(read_bytes(path, MAX_SUMMARY_BYTES))
     if text is None:
         raise AdvisorError(where, "binary data, not an Nsight Compute export")
+    head = text[:HEAD_CHARACTERS]  # what detection looked at: the readers recognise their format there
     for reader in TEXT_READERS:
-        if reader.sniff(text):
+        if reader.sniff(head):
             return reader.NAME, reader.parse(text, where)
     errors = _ERROR_LINE.findall(text)
     if errors:

@@ -28,13 +28,15 @@ def header_index(lines: list[str], required: tuple[str, ...] = REQUIRED) -> int 
     return None
 
 
-def csv_block(lines: list[str], start: int) -> Iterator[list[str]]:
-    """The rows of the CSV block that starts at `start`: quoted lines, until the first that is not
-    (ncu quotes every field; application output and ==PROF== lines are not)."""
+def csv_block(lines: list[str], start: int) -> tuple[dict[str, int], Iterator[list[str]]]:
+    """The header's column positions by name, and the rows of the CSV block that starts at `start`:
+    quoted lines, until the first that is not (ncu quotes every field; application output and
+    ==PROF== lines are not)."""
     end = start
     while end < len(lines) and lines[end].startswith('"'):
         end += 1
-    return csv.reader(lines[start:end])
+    rows = csv.reader(lines[start:end])
+    return {name: i for i, name in enumerate(next(rows))}, rows
 
 
 def sniff(text: str) -> bool:
@@ -46,29 +48,22 @@ def parse(text: str, where: str) -> list[Launch]:
     start = header_index(lines)
     if start is None:
         raise AdvisorError(where, "no ncu details CSV header (\"ID\",…,\"Metric Name\",…) in it")
-    rows = csv_block(lines, start)
-    header = next(rows)
-    column = {name: i for i, name in enumerate(header)}
+    column, rows = csv_block(lines, start)
     launches: dict[str, Launch] = {}
-
-    def cell(fields: list[str], name: str) -> str:
-        i = column.get(name)
-        return fields[i] if i is not None and i < len(fields) else ""
-
     for fields in rows:
-        launch_id = cell(fields, "ID")
+        row = dict(zip(column, fields, strict=False))  # metric rows stop before the rule columns
+        launch_id = row.get("ID", "")
         if not launch_id:
             continue
         launch = launches.get(launch_id)
         if launch is None:
-            identity = {ours: cell(fields, theirs) for theirs, ours in IDENTITY.items()}
-            launch = launches[launch_id] = Launch(id=launch_id, kernel=cell(fields, "Kernel Name"), identity=identity)
-        rule = cell(fields, "Rule Name")
-        if rule:  # a rule row: Section Name holds the section identifier, the metric columns are empty
-            launch.rules.append(vendor_finding(rule, cell(fields, "Section Name"), cell(fields, "Rule Type"),
-                                               cell(fields, "Rule Description"), cell(fields, "Estimated Speedup Type"),
-                                               cell(fields, "Estimated Speedup")))
-        elif cell(fields, "Metric Name"):
-            launch.rows.append(Row(cell(fields, "Section Name"), cell(fields, "Metric Name"),
-                                   cell(fields, "Metric Unit"), cell(fields, "Metric Value")))
+            identity = {ours: row.get(theirs, "") for theirs, ours in IDENTITY.items()}
+            launch = launches[launch_id] = Launch(id=launch_id, kernel=row.get("Kernel Name", ""), identity=identity)
+        if row.get("Rule Name"):  # a rule row: Section Name holds the section identifier, the metric columns are empty
+            launch.rules.append(vendor_finding(row["Rule Name"], row.get("Section Name", ""), row.get("Rule Type", ""),
+                                               row.get("Rule Description", ""), row.get("Estimated Speedup Type", ""),
+                                               row.get("Estimated Speedup")))
+        elif row.get("Metric Name"):
+            launch.rows.append(Row(row.get("Section Name", ""), row["Metric Name"], row.get("Metric Unit", ""),
+                                   row.get("Metric Value", "")))
     return list(launches.values())

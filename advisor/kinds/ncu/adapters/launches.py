@@ -7,12 +7,12 @@ knows how they become profiles, so the four formats give the same numbers for th
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from advisor.core.model import Profile, SourceInfo, VendorFinding
+from advisor.core.numbers import number_or_reason
 from advisor.kinds.conventions import conventions, has_profile_metrics, normalise
 from advisor.kinds.ncu import KIND
 
@@ -107,10 +107,6 @@ def to_profile(launch: Launch, path: str, fmt: str, shape: str, entries: Sequenc
         return None  # nothing measured (every value n/a or nan): the launch shape alone is not a profile
     values, info, notes = dict(fields.values), dict(fields.info), list(fields.notes)
     values_units = dict(fields.units)
-    for pattern, unit in (KIND.data("conventions.yaml").get("unit_fixes") or {}).items():
-        for name, vendor in fields.raw_names.items():  # ncu labels some ratios with the wrong unit
-            if fnmatch.fnmatchcase(vendor, pattern) and name in values:
-                values_units[name] = unit
     info.update({k: v for k, v in launch.identity.items() if v})
     info["kernel_name"] = launch.kernel
     info["kernel_function"] = function_name(launch.kernel)
@@ -134,12 +130,8 @@ def to_profile(launch: Launch, path: str, fmt: str, shape: str, entries: Sequenc
 def vendor_finding(rule: str, section: str, rule_type: str, message: str, speedup_type: str = "",
                    speedup: str | float | None = None, title: str = "") -> VendorFinding:
     """An ncu rule result with its speedup as a fraction (ncu prints percent)."""
-    number = None
-    if speedup not in (None, ""):
-        try:
-            number = float(str(speedup).replace(",", "").rstrip("%")) / 100
-        except ValueError:
-            number = None
+    parsed = number_or_reason(str(speedup).rstrip("%")) if speedup not in (None, "") else None
+    number = parsed / 100 if isinstance(parsed, float) else None
     scope = speedup_type.strip().lower() if number is not None else ""
     return VendorFinding(rule=rule, section=section, type=rule_type.strip().upper(), message=" ".join(message.split()),
                          title=title, speedup=number, speedup_scope=scope)

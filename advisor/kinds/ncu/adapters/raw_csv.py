@@ -15,8 +15,12 @@ from advisor.kinds.ncu.adapters.launches import Launch, Row
 
 NAME = "ncu-csv-raw"
 REQUIRED = ("ID", "Kernel Name")
-NOT_METRICS = {"ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Kernel Time", "Context", "Stream",
-               "Block Size", "Grid Size", "Device", "CC"}
+NOT_METRICS = {"ID", "Process ID", "Kernel Name", "Kernel Time", *IDENTITY}
+
+
+def cell(fields: list[str], i: int | None) -> str:
+    """Field `i` of a row, stripped; "" where the row is shorter."""
+    return fields[i].strip() if i is not None and i < len(fields) else ""
 
 
 def _is_metric(column: str) -> bool:
@@ -42,16 +46,10 @@ def parse(text: str, where: str) -> list[Launch]:
     start = _header(lines)
     if start is None:
         raise AdvisorError(where, "no ncu raw CSV header (\"ID\",…,\"Kernel Name\",…,<metric names>) in it")
-    rows = csv_block(lines, start)
-    header = next(rows)
-    column = {name: i for i, name in enumerate(header)}
-    metrics = [(i, name) for i, name in enumerate(header) if _is_metric(name)]
+    column, rows = csv_block(lines, start)
+    metrics = [(i, name) for name, i in column.items() if _is_metric(name)]
     units: list[str] = []
     launches: list[Launch] = []
-
-    def cell(fields: list[str], i: int | None) -> str:
-        return fields[i].strip() if i is not None and i < len(fields) else ""
-
     for fields in rows:
         launch_id = cell(fields, column["ID"])
         if not launch_id:
@@ -60,6 +58,7 @@ def parse(text: str, where: str) -> list[Launch]:
             continue
         identity = {ours: cell(fields, column.get(theirs)) for theirs, ours in IDENTITY.items()}
         launch = Launch(id=launch_id, kernel=cell(fields, column["Kernel Name"]), identity=identity)
-        launch.rows = [Row("", name, cell(units, i), cell(fields, i)) for i, name in metrics if i < len(fields)]
+        launch.rows = [Row("", name, cell(units, i), cell(fields, i)) for i, name in metrics
+                       if i < len(fields)]
         launches.append(launch)
     return launches

@@ -30,6 +30,7 @@ _HEADER = re.compile(r"^  (?P<sig>\S.*?)(?P<tail>(?:, (?:Context|Stream|Device|C
 _DIMS = re.compile(r"\s*\((\d+), (\d+), (\d+)\)x\((\d+), (\d+), (\d+)\)$")
 _TIMESTAMP = re.compile(r", \d{4}-\w{3}-\d{1,2} \d{1,2}:\d{2}:\d{2}$")  # older versions: launch time, no dims
 _SECTION = re.compile(r"^    Section: (\S.*?)\s*$")
+_ANY_SECTION = re.compile(_SECTION.pattern, re.MULTILINE)
 _DASHES = re.compile(r"^    -+( +-+)+\s*$")  # a table rule, or the line between two rules of a section
 _RULE_START = re.compile(rf"^    ({'|'.join(RULE_TYPES)})   (.*)$")
 _SPEEDUP = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([-\d.,]+)%\s*(.*)$")
@@ -84,7 +85,7 @@ def _header(line: str) -> tuple[str, dict[str, str]] | None:
 
 
 def sniff(text: str) -> bool:
-    return bool(re.search(_SECTION.pattern, text, re.MULTILINE)) and any(
+    return bool(_ANY_SECTION.search(text)) and any(
         _header(line) for line in text.splitlines() if line.startswith("  ") and not line.startswith("   "))
 
 
