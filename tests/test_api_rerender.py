@@ -74,8 +74,8 @@ def test_an_analysis_saved_before_kinds_reads_as_neuron(tmp_path, monkeypatch):
 
 def test_an_analysis_of_a_kind_not_installed_names_the_file(saved, capsys):
     data = json.loads(saved.read_text())
-    data["kind"] = "rbln"
+    data["kind"] = "vtune"
     saved.write_text(json.dumps(data))
     assert main(["report", str(saved)]) == 2
     assert capsys.readouterr().err == (f"advisor: error: {saved}: the analysis of a profile of this kind: unknown "
-                                       "profile kind 'rbln' (installed: neuron, ncu)\n")
+                                       "profile kind 'vtune' (installed: neuron, ncu, rbln)\n")

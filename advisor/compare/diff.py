@@ -7,7 +7,16 @@ import fnmatch
 from collections.abc import Sequence
 from typing import Any
 
-from advisor.core.comparison import Comparison, EntryChange, FindingChange, MetricChange, Series, Side
+from advisor.core.comparison import (
+    BreakdownChange,
+    Comparison,
+    EntryChange,
+    FindingChange,
+    MetricChange,
+    RowChange,
+    Series,
+    Side,
+)
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Analysis, ProfileOverview
 from advisor.core.numbers import COMPARE_NOISE
@@ -34,25 +43,54 @@ def side(analysis: Analysis, label: str) -> Side:
                 advisor_version=analysis.advisor_version, kind=analysis.kind)
 
 
+def _judge(a: float | None, b: float | None, better: str | None, noise: float) -> tuple[float | None, str]:
+    """The relative change from a to b and its verdict under the noise floor and direction of goodness."""
+    if a is None or b is None:
+        return None, "n/a"
+    change = 0.0 if a == b else None if a == 0 else (b - a) / abs(a)
+    if change is not None and abs(change) <= noise:
+        return change, "unchanged"
+    if better is None:
+        return change, "n/a"
+    return change, "better" if (b > a) == (better == "higher") else "worse"
+
+
 def _change(name: str, before: Analysis, after: Analysis, noise: float, group: str) -> MetricChange:
     old, new = before.metrics.get(name), after.metrics.get(name)
     metric = new or old
     assert metric is not None
     better = (new and new.better) or (old and old.better)
     a, b = (old.value if old else None), (new.value if new else None)
-    if a is None or b is None:
-        return MetricChange(name, metric.unit, group, a, b, None, "n/a", better)
-    if a == b:
-        change: float | None = 0.0
-    else:
-        change = None if a == 0 else (b - a) / abs(a)
-    if change is not None and abs(change) <= noise:
-        verdict = "unchanged"
-    elif better is None:
-        verdict = "n/a"
-    else:
-        verdict = "better" if (b > a) == (better == "higher") else "worse"
+    change, verdict = _judge(a, b, better, noise)
     return MetricChange(name, metric.unit, group, a, b, change, verdict, better)
+
+
+def _breakdowns(before: Analysis, after: Analysis, table: dict[str, Any], noise: float) -> tuple[BreakdownChange, ...]:
+    """The kind's breakdowns (compare.yaml `breakdowns:`) compared row by row: rows matched by key, a
+    row on one side only marked so (a layer the fusion removed, a new one)."""
+    out = []
+    for spec in table.get("breakdowns", ()):
+        old = before.trace.breakdown(spec["name"]) if before.trace else None
+        new = after.trace.breakdown(spec["name"]) if after.trace else None
+        if old is None or new is None:
+            continue
+        i, j = old.column(spec["column"]), new.column(spec["column"])
+        a_rows = {key: values[i] for key, values in old.rows}
+        b_rows = {key: values[j] for key, values in new.rows}
+        rows = []
+        for key in [*a_rows, *(k for k in b_rows if k not in a_rows)]:
+            a, b = a_rows.get(key), b_rows.get(key)
+            change, verdict = _judge(a, b, spec.get("better"), noise)
+            if key not in b_rows or key not in a_rows:  # absent, or beyond the rows a long table kept
+                missing = new if key not in b_rows else old
+                cut = missing.total_rows is not None and missing.total_rows > len(missing.rows)
+                verdict = f"not in the top {len(missing.rows)}" if cut else (
+                    "only before" if key not in b_rows else "only after")
+            rows.append(RowChange(key, a, b, change, verdict))
+        rows.sort(key=lambda r: -max(r.before or 0.0, r.after or 0.0))
+        out.append(BreakdownChange(spec["name"], new.title, new.key_title, new.columns[j].title, new.columns[j].unit,
+                                   tuple(rows[:spec.get("top", 20)])))
+    return tuple(out)
 
 
 def _warnings(before: Side, after: Side) -> list[str]:
@@ -94,6 +132,7 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
         root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
         root_cause_after=tuple(f.name for f in after.findings if f.root_cause),
         entries=_entries(before, after) if before.entries and after.entries else (),
+        breakdowns=_breakdowns(before, after, table, noise),
     )
 
 

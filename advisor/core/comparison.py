@@ -58,6 +58,29 @@ class EntryChange:
 
 
 @dataclass(frozen=True)
+class RowChange:
+    """One row of a kind's breakdown (a layer, a device) matched by key across before and after."""
+
+    key: str
+    before: float | None  # None: unavailable, or the row is on one side only
+    after: float | None
+    change: float | None  # relative: (after - before) / before
+    verdict: str  # better | worse | unchanged | only before | only after | n/a
+
+
+@dataclass(frozen=True)
+class BreakdownChange:
+    """One column of a breakdown (per-layer time) compared row by row, as the kind's compare.yaml asks."""
+
+    name: str  # the breakdown: layers, devices
+    title: str
+    key_title: str
+    column: str  # the column's title
+    unit: str
+    rows: tuple[RowChange, ...]  # largest on either side first
+
+
+@dataclass(frozen=True)
 class Comparison:
     before: Side
     after: Side
@@ -69,6 +92,7 @@ class Comparison:
     root_cause_after: tuple[str, ...]
     warnings: tuple[str, ...]
     entries: tuple[EntryChange, ...] = ()  # every profile of both inputs, matched (kernels of two runs)
+    breakdowns: tuple[BreakdownChange, ...] = ()  # the kind's tables compared row by row (per-layer deltas)
 
 
 @dataclass(frozen=True)

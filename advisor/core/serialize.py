@@ -31,7 +31,7 @@ from advisor.core.model import (
     SourceInfo,
     VendorFinding,
 )
-from advisor.core.trace import EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
+from advisor.core.trace import Breakdown, BreakdownColumn, EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
 
 SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
 LEGACY_KIND = "neuron"  # the only kind there was before analyses named theirs
@@ -94,7 +94,13 @@ def _trace_from(data: dict[str, Any] | None) -> TraceSummary | None:
         "dma_size_counts": tuple(data["dma_size_counts"]), "timeline_edges": tuple(data["timeline_edges"]),
         "timeline": {k: tuple(v) for k, v in data["timeline"].items()},
         "gaps": tuple(Gap(**g) for g in data["gaps"]), "warnings": tuple(data["warnings"]),
-        "tensor_loads": tuple(TensorLoad(**t) for t in data.get("tensor_loads", ()))})
+        "tensor_loads": tuple(TensorLoad(**t) for t in data.get("tensor_loads", ())),
+        "breakdowns": tuple(_breakdown_from(b) for b in data.get("breakdowns", ()))})
+
+
+def _breakdown_from(data: dict[str, Any]) -> Breakdown:
+    return Breakdown(**{**data, "columns": tuple(BreakdownColumn(**c) for c in data["columns"]),
+                        "rows": tuple((key, tuple(values)) for key, values in data["rows"])})
 
 
 def _investigation(inv: Investigation | None) -> dict[str, Any] | None:
@@ -271,6 +277,7 @@ def _comparison(c: Comparison) -> dict[str, Any]:
         "root_cause": {"before": list(c.root_cause_before), "after": list(c.root_cause_after)},
         "warnings": list(c.warnings),
         "entries": [asdict(e) for e in c.entries],
+        "breakdowns": [asdict(b) for b in c.breakdowns],
     }
 
 

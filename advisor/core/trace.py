@@ -1,5 +1,6 @@
-"""What an event trace adds to an analysis: busy time per engine, hotspots, DMA sizes, tensor loads,
-utilisation over time and idle gaps (the shape Neuron traces fill)."""
+"""What an event trace adds to an analysis: busy time per engine (or command category), hotspots, DMA
+sizes, tensor loads, utilisation over time and idle gaps (the shape Neuron traces fill), and a kind's
+own tables as breakdowns (RBLN: per layer, per sequence, per device, the critical path)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,34 @@ class TensorLoad:
 
 
 @dataclass(frozen=True)
+class BreakdownColumn:
+    name: str  # stable key, e.g. ne_time
+    title: str  # column heading, e.g. "Neural Engine time"
+    unit: str  # a core.units unit: s, bytes, bytes/s, fraction, ratio, count
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A kind's table of figures by key (layer, sequence, device, category), in machine units; rows in
+    the order the kind ranks them. Compare matches rows across analyses by key."""
+
+    name: str  # stable id: layers, sequences, devices, categories, critical_path
+    title: str
+    key_title: str  # heading of the key column: "Layer", "Sequence"
+    columns: tuple[BreakdownColumn, ...]
+    rows: tuple[tuple[str, tuple[float | None, ...]], ...]  # (key, one value per column; None = unavailable)
+    note: str = ""  # how the figures were measured, for the reader
+    total_rows: int | None = None  # rows before the table was cut to its top entries (None = not cut)
+
+    def column(self, name: str) -> int:
+        return next(i for i, c in enumerate(self.columns) if c.name == name)
+
+    def value(self, key: str, column: str) -> float | None:
+        i = self.column(column)
+        return next((values[i] for k, values in self.rows if k == key), None)
+
+
+@dataclass(frozen=True)
 class TraceSummary:
     """What the event trace adds to the summary: where the time goes and how DMA really looks."""
 
@@ -72,3 +101,7 @@ class TraceSummary:
     skipped_instructions: int = 0  # events without a usable time (not an object, null, negative): left out
     skipped_dma: int = 0
     last_event_end: float | None = None  # seconds from the profile start
+    breakdowns: tuple[Breakdown, ...] = ()  # the kind's own tables
+
+    def breakdown(self, name: str) -> Breakdown | None:
+        return next((b for b in self.breakdowns if b.name == name), None)

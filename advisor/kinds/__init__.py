@@ -17,7 +17,8 @@ from advisor.kinds.base import LoadOptions, ProfileKind
 
 __all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "detect", "get", "names"]
 
-BUILTIN = {"neuron": "advisor.kinds.neuron", "ncu": "advisor.kinds.ncu"}  # detection order
+BUILTIN = {  # detection order
+    "neuron": "advisor.kinds.neuron", "ncu": "advisor.kinds.ncu", "rbln": "advisor.kinds.rbln"}
 ENTRY_POINT_GROUP = "advisor.kinds"
 HEAD_BYTES = 1 << 20  # what detection may look at: enough for a JSON trace's member names
 

@@ -212,3 +212,20 @@ def _timeline_chart(spec: dict[str, Any]):
 
 
 DRAW["timeline"] = _timeline_chart
+
+
+def _line(spec: dict[str, Any]):
+    """One value per item in order (a sequence's span): many points, so no per-point labels."""
+    values = spec["values"]
+    fig, ax = _figure(2.6)
+    xs = list(range(len(values)))
+    ax.plot(xs, values, "-", color=COLOURS["main"], linewidth=1.2, marker="o" if len(values) <= 40 else None,
+            markersize=3)
+    ax.set_ylim(0, max(values) * 1.15 if values and max(values) > 0 else 1)
+    ax.set_xlabel(spec["xlabel"])
+    ax.set_ylabel(spec["ylabel"])
+    ax.grid(color=COLOURS["grid"], linewidth=0.6)
+    return fig
+
+
+DRAW["line"] = _line

@@ -163,11 +163,26 @@ def _entries_section(c: Comparison) -> Section | None:
                                                                              "right"))), "entries")
 
 
+def _breakdown_sections(c: Comparison) -> list[Section]:
+    """The kind's tables compared row by row (per-layer deltas), largest first."""
+    sections = []
+    for b in c.breakdowns:
+        rows = tuple((escape(r.key), fmt.value(r.before, b.unit), fmt.value(r.after, b.unit),
+                      _change_text(MetricChange(r.key, b.unit, "", r.before, r.after, r.change, r.verdict)),
+                      VERDICT_MARK.get(r.verdict, escape(r.verdict))) for r in b.rows)
+        table = Table((escape(b.key_title), escape(c.before.label), escape(c.after.label), "Change", "Verdict"), rows,
+                      align=("left", "right", "right", "right", "left"))
+        sections.append(Section(f"{b.title}: {b.column.lower()}", (Paragraph(
+            f"Matched by {escape(b.key_title.lower())} name; changes within ±{fmt.percent(c.noise)} are unchanged, "
+            "and a row on one side only is marked so."), table), f"breakdown-{b.name}"))
+    return sections
+
+
 def comparison_document(c: Comparison) -> Document:
     lines = (f"Before: {_who(c.before)}", f"After: {_who(c.after)}")
     charts = _charts(c)
     sections = [_warnings(c), Section("Headline", (Bullets(tuple(headline(c))),), "headline"),
-                _entries_section(c), _findings_section(c), *_metric_sections(c),
+                _entries_section(c), _findings_section(c), *_metric_sections(c), *_breakdown_sections(c),
                 Section("Charts", tuple(charts), "charts") if charts else None]
     return Document(title=f"Comparison: {escape(c.before.label)} → {escape(c.after.label)}", lines=lines,
                     sections=tuple(s for s in sections if s))

@@ -9,6 +9,7 @@ from advisor.core import units as fmt
 from advisor.core.model import Analysis, Finding
 from advisor.kinds import get as get_kind
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
+from advisor.report.view import subject
 
 
 @dataclass(frozen=True)
@@ -21,12 +22,12 @@ def root_causes(analysis: Analysis) -> list[Finding]:
     return [f for f in analysis.findings if f.root_cause]
 
 
-def _gain(f: Finding) -> str:
+def _gain(f: Finding, analysis: Analysis) -> str:
     if f.estimated_speedup is None:
         return ""
     if f.global_speedup is None:
         return f", estimated local gain up to {fmt.percent(f.estimated_speedup)} of that unit's own inefficiency"
-    return f", estimated gain up to {fmt.percent(f.estimated_speedup)} of the kernel's time"
+    return f", estimated gain up to {fmt.percent(f.estimated_speedup)} of the {subject(analysis)}'s time"
 
 
 def verdict(analysis: Analysis) -> Verdict:
@@ -38,7 +39,8 @@ def verdict(analysis: Analysis) -> Verdict:
     top = causes[0]
     amdahl = analysis.investigation.amdahl if analysis.investigation else None
     share = amdahl.kernel_share if amdahl else None
-    bullet = f"Root cause: **{escape(top.title)}** ({code(top.name)}{_gain(top)}{_workload_gain(top, share)})."
+    gains = _gain(top, analysis) + _workload_gain(top, share)
+    bullet = f"Root cause: **{escape(top.title)}** ({code(top.name)}{gains})."
     chain = _chain(analysis, top)
     because = f" It was reached through {chain}." if chain else ""
     others = ""
@@ -161,8 +163,8 @@ def ranked_steps(analysis: Analysis) -> list[str]:
         if f.recommendation and f.recommendation not in seen:
             seen.add(f.recommendation)
             gain = (f.global_speedup or 0) * (kernel_share if kernel_share is not None else 1)
-            ranked.append((0 if f.root_cause else 1, gain, f"{escape(f.recommendation)} ({code(f.name)}{_gain(f)}"
-                                                           f"{_workload_gain(f, kernel_share)})"))
+            gains = _gain(f, analysis) + _workload_gain(f, kernel_share)
+            ranked.append((0 if f.root_cause else 1, gain, f"{escape(f.recommendation)} ({code(f.name)}{gains})"))
     workload = _workload_step(analysis)
     if workload:
         ranked.append((0, *workload))

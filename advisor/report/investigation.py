@@ -9,6 +9,7 @@ from advisor.kinds import get as get_kind
 from advisor.packs.expr import annotated
 from advisor.report.document import Bullets, Chart, CodeBlock, Paragraph, Section, Table, code, escape
 from advisor.report.findings import root_causes
+from advisor.report.view import subject
 
 
 def expectations_section(analysis: Analysis) -> Section | None:
@@ -69,6 +70,7 @@ def _amdahl_bullets(a: Amdahl) -> list[str]:
 def _profile_bounds(analysis: Analysis) -> list:
     """Without workload timings: per finding, what the kernel could gain."""
     vendor = get_kind(analysis.kind).data("report.yaml").get("speedup_bound")  # the vendor's own statement
+    noun = subject(analysis)
     rows = []
     for f in analysis.findings:
         if f.global_speedup is None:  # a local estimate is not a share of time: no Amdahl bound from it
@@ -76,12 +78,12 @@ def _profile_bounds(analysis: Analysis) -> list:
         bound = fmt.speedup(1 / (1 - f.global_speedup)) if f.global_speedup < 1 else "unbounded"
         rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.global_speedup), bound))
     blocks: list = [Paragraph(
-        "No workload timings were given (`--context` with `workload:`), so this is the kernel-level view: for each "
-        "finding, the share of total time it could recover and the kernel speedup that would give, 1 / (1 − share)"
+        f"No workload timings were given (`--context` with `workload:`), so this is the {noun}-level view: for each "
+        f"finding, the share of total time it could recover and the {noun} speedup that would give, 1 / (1 − share)"
         + (f" — {vendor}." if vendor else "."))]
     if rows:
-        blocks.append(Table(("Finding", "Recoverable share of total time", "Kernel speedup bound"), tuple(rows),
-                            align=("left", "right", "right")))
+        blocks.append(Table(("Finding", "Recoverable share of total time", f"{noun.capitalize()} speedup bound"),
+                            tuple(rows), align=("left", "right", "right")))
     total, busiest = analysis.value("total_time"), analysis.value("busiest_compute_engine_active_time_percent")
     if total and busiest:
         blocks.append(Paragraph(
@@ -132,7 +134,7 @@ def meaning_section(analysis: Analysis) -> Section:
     causes = root_causes(analysis)
     if causes:
         top = causes[0]
-        gain = (f"; fixing it could recover up to {fmt.percent(top.global_speedup)} of the kernel's time"
+        gain = (f"; fixing it could recover up to {fmt.percent(top.global_speedup)} of the {subject(analysis)}'s time"
                 if top.global_speedup is not None else "")
         sentences.append(f"The rules' verdict: **{escape(top.title.rstrip('.'))}** ({code(top.name)}){gain}.")
     else:

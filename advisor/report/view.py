@@ -6,6 +6,13 @@ from dataclasses import dataclass
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis
+from advisor.kinds import get as get_kind
+
+
+def subject(analysis: Analysis) -> str:
+    """What one profile of the kind is, in the report's sentences: a kernel, or a traced run (the
+    kind's report.yaml `subject`)."""
+    return str(get_kind(analysis.kind).data("report.yaml").get("subject", "kernel"))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ CASES.append((Path("samples/mp2_energy/summary.json"), CONTEXT))
 # Nsight Compute: the seed kernel, a run of many kernels, and both export formats of one
 CASES += [(Path(f"samples/{name}"), None) for name in ("ncu_seed004/details.csv", "ncu_seed004/output.txt",
                                                        "ncu_multi_kernel/details.csv")]
+# RBLN: one synthetic Perfetto trace of each layout (ATOM, ATOM with 4 devices, Rebel100 chiplets)
+CASES += [(Path(f"samples/{name}/trace.pb"), None) for name in ("rbln_atom_cnn", "rbln_atom_rsd", "rbln_rebel100")]
 
 
 def case_id(path: Path, context: Path | None) -> str:
@@ -32,6 +34,8 @@ COMPARISONS = {
                                Path("samples/weight_reload_fixed/summary.json")],
     "compare__ncu_before_after": [Path("samples/ncu_before_after/before.csv"),
                                   Path("samples/ncu_before_after/after.csv")],
+    "compare__rbln_before_after": [Path("samples/rbln_before_after/before.pb"),
+                                   Path("samples/rbln_before_after/after.pb")],
     "compare__series": [Path(f"samples/weight_reload_series/attempt_{i}.json") for i in (1, 2, 3)],
 }
 

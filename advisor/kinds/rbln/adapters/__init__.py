@@ -1,0 +1,124 @@
+"""The RBLN kind's inputs: Perfetto protobuf traces (.pb, .pftrace, gzip or not) written by the RBLN
+profiler, recognised by content, and folders of per-rank traces.
+
+`detect` claims a file whose first bytes frame as Perfetto packets (field 1, length-delimited) and
+whose first packets decode as `TracePacket`s (a gzip file: the same test on its inflated head), and a
+folder holding such files; `members` lists a folder's traces in natural order (rank 2 before rank 10),
+each analysed on its own (every `.pb` is on its own device's clock); `load` reads one trace.
+
+Bad input never raises anything but AdvisorError: a file that frames as packets but yields none is
+`not a Perfetto trace: …`; a trace with no slice at all is an error (nothing to analyse); a trace whose
+slices are all on tracks no category pattern matches is a profile whose notes say no RBLN command
+tracks were found (its slices are in category `other`), so the report still shows what is there.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from pathlib import Path
+
+from advisor.core.errors import AdvisorError
+from advisor.core.model import Profile
+from advisor.inputs.text import read_head
+from advisor.kinds.base import LoadOptions
+from advisor.kinds.rbln.adapters.packets import CORRUPT, Splitter
+
+SUFFIXES = (".pb", ".pftrace", ".perfetto-trace", ".perfetto")  # a folder's traces, also gzipped (.pb.gz)
+FOREIGN = (".ntff", ".ncu-rep")  # other kinds' binary captures are never claimed, whatever their bytes
+NCU_MAGIC = b"NVR\0"
+SNIFF_PACKETS = 16  # whole packets decoded to recognise a trace
+SNIFF_INFLATED = 1 << 20
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _inflated_head(head: bytes) -> bytes:
+    try:
+        return zlib.decompressobj(31).decompress(head, SNIFF_INFLATED)
+    except zlib.error:
+        return b""
+
+
+def sniff(head: bytes) -> bool:
+    """The bytes start a serialized Perfetto Trace: packet fields all through (the last may be cut
+    where the head ends), and the first packets decode as TracePackets, one of them wholly of fields
+    the schema knows."""
+    if head[:2] == b"\x1f\x8b":
+        head = _inflated_head(head)
+    if not head or head[0] != 0x0A or head.startswith(NCU_MAGIC):
+        return False
+    from google.protobuf.message import DecodeError
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TracePacket
+
+    splitter = Splitter(head)
+    spans = []
+    for span in splitter.packets():
+        if len(spans) < SNIFF_PACKETS:
+            spans.append(span)
+    if (splitter.problem is not None and splitter.problem.kind == CORRUPT) or not spans:
+        return False
+    known = False
+    for offset, length in spans:
+        try:
+            packet = TracePacket.FromString(head[offset:offset + length])
+        except (DecodeError, RecursionError, ValueError):
+            return False
+        if not known and packet.ListFields():
+            packet.DiscardUnknownFields()
+            known = packet.ByteSize() == length
+    return known
+
+
+def _natural(path: Path) -> list[object]:
+    return [int(part) if part.isdigit() else part.lower() for part in _DIGITS.split(path.name)]
+
+
+def _is_trace_name(path: Path) -> bool:
+    name = path.name.lower()
+    name = name[:-3] if name.endswith(".gz") else name
+    return name.endswith(SUFFIXES)
+
+
+def members(folder: Path) -> list[tuple[str, Path]] | None:
+    """The folder's Perfetto traces as (file name, path), in natural order; None for a file."""
+    if not folder.is_dir():
+        return None
+    try:
+        files = [p for p in folder.iterdir() if p.is_file() and _is_trace_name(p)]
+    except OSError as exc:
+        raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
+    return [(p.name, p) for p in sorted(files, key=_natural)]
+
+
+def detect(path: Path, head: bytes) -> bool:
+    if path.is_dir():
+        found = members(path) or []
+        return any(_sniff_file(p) for _, p in found[:8])
+    if path.name.lower().endswith(FOREIGN) or head.startswith(NCU_MAGIC):
+        return False
+    return sniff(head)
+
+
+def _sniff_file(path: Path) -> bool:
+    try:
+        return sniff(read_head(path, 1 << 20))
+    except AdvisorError:
+        return False
+
+
+def load(path: Path, options: LoadOptions) -> list[Profile]:
+    """The trace's one profile (a folder's traces are analysed one by one: see `members`)."""
+    from advisor.kinds.rbln.adapters.reader import read
+    from advisor.kinds.rbln.adapters.trace import build
+
+    if path.is_dir():
+        raise AdvisorError(str(path), "no Perfetto trace (.pb, .pftrace) in this folder")
+    return [build(path, read(path, options.option("workers"), options.progress))]
+
+
+def load_trace(path: Path, workers: int | None = None) -> Profile:
+    """One trace read with `workers` processes (None: the default for its size)."""
+    from advisor.kinds.rbln.adapters.reader import read
+    from advisor.kinds.rbln.adapters.trace import build
+
+    return build(path, read(path, workers))

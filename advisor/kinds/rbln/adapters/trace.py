@@ -1,0 +1,258 @@
+"""Resolved slices to the event trace and profile the rest of advisor reads (the shared contract):
+one EventTable per category, times in ns from the first slice, names and tracks as codes numbered
+in order of first appearance (so the tables do not depend on how the file was split for decoding),
+transfer bytes and cycles, device and chiplet labels, global slice ids, flow edges, and what could
+not be read as sentences in `warnings` and the profile's notes.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from pathlib import Path
+from typing import Any
+
+from advisor.core.errors import AdvisorError
+from advisor.core.events import Codes, EventTable, EventTrace
+from advisor.core.model import Profile, SourceInfo
+from advisor.kinds.rbln.adapters import tracks as track_rules
+from advisor.kinds.rbln.adapters.decode import OPEN, Resolved, flow_edges
+from advisor.kinds.rbln.adapters.quality import ReadQuality, TrackInfo
+from advisor.kinds.rbln.adapters.reader import ReadResult
+
+FORMAT, GZIP_FORMAT = "perfetto-pb", "perfetto-pb.gz"
+NS = 1e-9
+NAME_SAMPLE = 20_000  # names tested for the v0.12 prefixes: enough for the majority, cheap on any file
+V012, CLASSIC = "v0.12 (i/W prefixes)", "{seq}_{layer}_{cmd}"
+
+
+def _codes(values: Any, labels: list[str]) -> Codes:
+    """`values` (codes into `labels`) recoded in order of first appearance, equal labels merged."""
+    import numpy as np
+
+    if not len(values):
+        return Codes(np.zeros(0, np.int32), ())
+    unique, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    texts = [labels[int(unique[i])] for i in order]
+    merged, ordered = _merge(texts)
+    rank = np.empty(len(order), np.int32)
+    rank[order] = merged
+    return Codes(rank[inverse].astype(np.int32), ordered)
+
+
+def _merge(texts: list[str]) -> tuple[Any, tuple[str, ...]]:
+    """Codes of `texts` with equal texts merged (first appearance first), and the distinct texts. By
+    hash, each group checked for equal text; a dict only when two texts share a hash (no dict of
+    millions of one-off names in the common case)."""
+    import numpy as np
+
+    hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
+    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    repeated = np.flatnonzero(first[inverse] != np.arange(len(texts)))
+    if any(texts[i] != texts[first[inverse[i]]] for i in repeated.tolist()):  # a true hash collision
+        seen: dict[str, int] = {}
+        codes = np.fromiter((seen.setdefault(t, len(seen)) for t in texts), dtype=np.int32, count=len(texts))
+        return codes, tuple(seen)
+    # groups in order of their first text; texts are already in first-appearance order
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(first), np.int32)
+    rank[order] = np.arange(len(first), dtype=np.int32)
+    return rank[inverse], tuple(texts[int(i)] for i in first[order])
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
+def _name_format(names: list[str], codes: Any) -> str:
+    from advisor.kinds.rbln import KIND
+
+    data = KIND.data("names.yaml")
+    try:
+        pattern = re.compile(str(data.get("pattern") or ""))
+    except re.error:
+        return CLASSIC
+    majority = float(data.get("workload_majority") or 0.5)
+    step = max(1, len(codes) // NAME_SAMPLE)
+    sample = [names[int(c)] for c in codes[::step]]
+    matches = [m for m in map(pattern.match, sample) if m]
+    if not matches or "wl" not in pattern.groupindex:
+        return CLASSIC
+    with_prefix = sum(1 for m in matches if m.group("wl") is not None
+                      or ("inst" in pattern.groupindex and m.group("inst") is not None))
+    return V012 if with_prefix >= majority * len(sample) else CLASSIC
+
+
+def _sums(n: int, slices: Any, values: Any) -> Any:
+    """Per-slice sums of sparse (slice, value) pairs; NaN where a slice has none."""
+    import numpy as np
+
+    out = np.full(n, np.nan)
+    values = np.frombuffer(values, dtype=np.float64) if len(values) else np.zeros(0)
+    slices = np.frombuffer(slices, dtype=np.int64) if len(slices) else np.zeros(0, np.int64)
+    has = ~np.isnan(values)
+    out[slices[has]] = 0.0
+    np.add.at(out, slices[has], values[has])
+    return out
+
+
+def _sentences(r: Resolved, result: ReadResult, unclosed: int, unknown: tuple[str, ...], known_slices: int,
+               ) -> list[str]:
+    out = []
+    if result.gzip_note:
+        out.append(result.gzip_note)
+    if result.problem is not None:
+        out.append(result.problem.sentence())
+    if unclosed:
+        out.append(f"{_plural(unclosed, 'slice')} began and never ended: left out")
+    if r.unmatched_ends:
+        out.append(f"{_plural(r.unmatched_ends, 'END event')} had no open slice on their track: ignored")
+    if r.dropped:
+        out.append(f"{_plural(r.dropped, 'packet')} needed interned data their sequence does not have (never "
+                   "cleared, or an unknown id): dropped, as Perfetto does")
+    if r.skipped:
+        out.append(f"{_plural(r.skipped, 'packet')} could not be decoded: skipped")
+    if r.unknown_clocks:
+        clocks = ", ".join(str(c) for c in sorted(r.unknown_clocks))
+        out.append(f"timestamps on clock {clocks}, which no clock snapshot defines: read as ns")
+    if not known_slices:
+        out.append("no RBLN command tracks were found: no track name matches a category of tracks.yaml (Host, "
+                   "Neural Engine Clusters, Neural DMA, …), so every slice is in category other")
+    elif unknown:
+        shown = ", ".join(unknown[:8]) + (f" and {len(unknown) - 8} more" if len(unknown) > 8 else "")
+        out.append(f"tracks no category pattern matches: {shown} (category other)")
+    return out
+
+
+def _clock_note(r: Resolved) -> str:
+    if not r.clocks_used:
+        return ""
+    parts = []
+    for clock, incremental, multiplier in sorted(r.clocks_used):
+        unit = f"{multiplier:,} ns units" if multiplier != 1 else "ns"
+        parts.append(f"clock {clock} ({'delta-encoded, ' if incremental else ''}{unit})")
+    return f"timestamps on {', '.join(parts)}: converted to ns"
+
+
+def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
+    """The per-slice columns in table order, each made from the reader's arrays and those arrays let go
+    of at once (the build holds one extra column at a time, not a second copy of the trace)."""
+    import numpy as np
+
+    start = np.frombuffer(r.start, dtype=np.int64)
+    t0 = int(start.min())
+    end = np.frombuffer(r.end, dtype=np.int64)
+    closed = end != OPEN
+    last = max(int(end[closed].max()) if closed.any() else t0, int(start.max()))
+    out: dict[str, Any] = {"t0": t0, "last": last, "unclosed": int(len(closed) - closed.sum())}
+    del closed
+    begin = start[order_by]
+    out["start"] = np.subtract(begin, t0, dtype=np.float64)
+    finish = end[order_by]
+    duration = np.subtract(finish, begin, dtype=np.float64)
+    duration[finish == OPEN] = np.nan
+    out["duration"] = duration
+    del start, end, begin, finish
+    r.start = r.end = array("q")
+    n = len(order_by)
+    for key, values in (("bytes", r.arg_bytes), ("cycles", r.arg_cycles)):
+        out[key] = _sums(n, r.arg_slices, values)[order_by]
+    r.arg_slices, r.arg_bytes, r.arg_cycles = array("q"), array("d"), array("d")
+    names = _codes(np.frombuffer(r.name, dtype=np.int32), r.names)  # one table of names, shared by the tables
+    r.name, r.names = array("i"), []
+    out["name"] = Codes(names.codes[order_by], names.names)
+    return out
+
+
+def build(path: Path, result: ReadResult) -> Profile:
+    """The profile of one trace (the reader's arrays are consumed). A trace with no slice at all is an
+    error (nothing to analyse); one whose slices are all on tracks no category matches is a profile whose
+    notes say so."""
+    import numpy as np
+    from google.protobuf.internal import api_implementation
+
+    r = result.resolved
+    n = len(r.start)
+    if n == 0:
+        if r.packets == 0 or (r.skipped == r.packets and result.problem is not None):
+            what = result.problem.sentence() if result.problem is not None else "no packet decoded"
+            if result.gzip_note:
+                what = f"{result.gzip_note}; {what}"
+            raise AdvisorError(str(path), f"not a Perfetto trace: {what}")
+        raise AdvisorError(str(path), f"a Perfetto trace without slices ({_plural(r.packets, 'packet')}, "
+                                      f"{_plural(r.instants, 'instant event')}): nothing to analyse")
+    rules = track_rules.rules()
+    resolved = track_rules.resolve(r.track_keys, r.tracks, r.processes, r.threads, rules)
+    order = [*(key for key, _ in rules.categories), track_rules.OTHER]
+    other = order.index(track_rules.OTHER)
+    category_of_track = np.array([order.index(t.category) for t in resolved], dtype=np.int32)
+    track = np.frombuffer(r.track, dtype=np.int32)
+    counts = np.bincount(track, minlength=len(resolved))
+    category = category_of_track[track]
+    order_by = np.argsort(category, kind="stable")  # every column in this order: tables are views of it
+    bounds = np.searchsorted(category, np.arange(len(order) + 1), sorter=order_by)
+    del category
+    track = track[order_by]
+    r.track = array("i")
+    cols = _columns(r, order_by)
+    names = cols["name"]
+    paths = [t.path for t in resolved]
+    devices = [t.device for t in resolved]
+    chiplets = [t.chiplet for t in resolved]
+
+    tables: dict[str, EventTable] = {}
+    for c, key in enumerate(order):
+        a, b = int(bounds[c]), int(bounds[c + 1])
+        if a == b:
+            continue
+        tr = track[a:b]
+        tables[key] = EventTable(
+            start=cols["start"][a:b], duration=cols["duration"][a:b], track=_codes(tr, paths),
+            name=Codes(names.codes[a:b], names.names), bytes=cols["bytes"][a:b],
+            extra={"cycles": cols["cycles"][a:b], "device": _codes(tr, devices), "chiplet": _codes(tr, chiplets),
+                   "id": order_by[a:b]})
+
+    seen: dict[str, list[Any]] = {}
+    for i, t in enumerate(resolved):  # tracks are numbered in order of their first slice
+        info = seen.setdefault(t.path, [t.category, t.device, t.chiplet, 0])
+        info[3] += int(counts[i])
+    track_infos = tuple(TrackInfo(path, *info) for path, info in seen.items())
+    unknown = tuple(t.name for t in track_infos if t.category == track_rules.OTHER)
+    known_slices = int(bounds[other])
+    clock_note = _clock_note(r)
+    warnings = tuple(_sentences(r, result, cols["unclosed"], unknown, known_slices))
+    froms, tos = flow_edges(np.frombuffer(r.flow_slices, dtype=np.int64) if len(r.flow_slices) else [],
+                            np.frombuffer(r.flow_ids, dtype=np.uint64) if len(r.flow_ids) else [],
+                            np.frombuffer(r.flow_ends, dtype=np.uint8) if len(r.flow_ends) else [])
+
+    flags = {str(c.get("key")): c for c in track_rules.data().get("categories") or () if isinstance(c, dict)}
+    device_cats = [i for i, key in enumerate(order) if flags.get(key, {}).get("device")]
+    used = counts > 0
+    on_device = np.isin(category_of_track, device_cats) & used
+    device_labels = {devices[i] for i in np.flatnonzero(on_device if on_device.any() else used)}
+    units = {(devices[i], chiplets[i]) for i in np.flatnonzero(used) if chiplets[i]}
+    rebel_only = set(track_rules.data().get("rebel100_categories") or ())
+    generation = "Rebel100" if units or rebel_only & set(tables) else "ATOM"
+    backend = api_implementation.Type()
+    quality = ReadQuality(
+        packets=r.packets, slices=n, instants=r.instants, unclosed_begins=cols["unclosed"],
+        unmatched_ends=r.unmatched_ends, dropped_packets=r.dropped, unknown_tracks=unknown,
+        truncated=result.problem is not None or bool(result.gzip_note),
+        truncated_at=result.problem.offset if result.problem is not None else None, gzip=result.gzip,
+        compressed_packets=r.compressed, skipped_packets=r.skipped, clock_note=clock_note)
+    metadata = {"generation": generation, "devices": len(device_labels), "protobuf_backend": backend}
+    trace = EventTrace(tables=tables, summary={}, metadata=metadata, warnings=warnings,
+                       extra={"flows": (froms, tos), "quality": quality, "tracks": track_infos})
+    notes = [*warnings, *([clock_note] if clock_note else [])]  # a conversion is noted, not a data problem
+    if backend == "python":
+        notes.append("the protobuf runtime here is the pure-Python one, 10–40× slower than the upb wheel: "
+                     "`pip install --force-reinstall protobuf` for speed")
+    info = {"generation": generation, "devices": str(len(device_labels)), "chiplets": str(len(units)),
+            "name_format": _name_format(names.names, names.codes[:known_slices] if known_slices else names.codes)}
+    shape = (f"Perfetto trace: {_plural(n, 'slice')} on {_plural(len(track_infos), 'track')}, "
+             f"{_plural(len(device_labels), 'device')}")
+    source = SourceInfo(path=str(path), format=GZIP_FORMAT if result.gzip else FORMAT, shape=shape)
+    return Profile(source=source, values={"total_time": (cols["last"] - cols["t0"]) * NS}, info=info,
+                   notes=tuple(notes), trace=trace, units={"total_time": "s"}, kind="rbln")

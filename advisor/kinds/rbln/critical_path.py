@@ -1,0 +1,75 @@
+"""A critical path through the device commands (reference M24): the graph is the trace's flows (drawn
+dependencies) plus the order of commands on each track. From the command that ends last, walk back
+to the predecessor that ended latest (the last arrival) until none is left. Each command counts up to
+where the next one on the path starts, and the holes between them are waiting, so the path's
+commands and waits add up to its length. A lower bound: Neural DMA dependencies are not drawn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.kinds.rbln.slices import Slices
+
+
+@dataclass(frozen=True)
+class CriticalPath:
+    rows: Any  # the path's rows, earliest first
+    time: Any  # ns each row counts for
+    wait: float  # ns between path commands
+
+
+def _flow_edges(s: Slices, flows: Any) -> tuple[Any, Any]:
+    """Flow edges as (predecessor row, successor row), for ids both ends of which are rows here."""
+    import numpy as np
+
+    empty = np.empty(0, dtype=np.int64)
+    if s.ident is None or flows is None or len(flows) != 2 or len(flows[0]) == 0:
+        return empty, empty
+    by_id = np.argsort(s.ident, kind="stable")
+    ids = s.ident[by_id]
+
+    def rows_of(values: Any) -> Any:
+        values = np.asarray(values, dtype=np.int64)
+        at = np.clip(np.searchsorted(ids, values), 0, max(len(ids) - 1, 0))
+        found = ids[at] == values if len(ids) else np.zeros(len(values), dtype=bool)
+        return np.where(found, by_id[at] if len(ids) else -1, -1)
+
+    return rows_of(flows[0]), rows_of(flows[1])
+
+
+def critical_path(s: Slices, nodes: Any, flows: Any) -> CriticalPath | None:
+    """`nodes`: mask of the rows that may be on the path; `flows`: (from ids, to ids) or None."""
+    import numpy as np
+
+    rows = np.flatnonzero(nodes)
+    if len(rows) == 0:
+        return None
+    # same-track order: each row's predecessor is the previous row on its track (rows are in start order)
+    by_track = rows[np.argsort(s.track[rows], kind="stable")]
+    same = s.track[by_track[1:]] == s.track[by_track[:-1]]
+    pred, succ = by_track[:-1][same], by_track[1:][same]
+    flow_pred, flow_succ = _flow_edges(s, flows)
+    pred, succ = np.concatenate([pred, flow_pred]), np.concatenate([succ, flow_succ])
+    # a predecessor is an earlier row (start order, then row number): the walk always ends
+    ok = (pred >= 0) & (succ >= 0) & (pred < succ)
+    ok[ok] = nodes[pred[ok]] & nodes[succ[ok]]
+    pred, succ = pred[ok], succ[ok]
+    best = np.full(len(s), -1, dtype=np.int64)
+    if len(pred):
+        order = np.lexsort((s.end[pred], succ))  # per successor, the latest-ending predecessor last
+        last = np.append(succ[order][1:] != succ[order][:-1], True)
+        best[succ[order][last]] = pred[order][last]
+    links = best.tolist()
+    v = int(rows[np.argmax(s.end[rows])])
+    path = [v]
+    while links[v] >= 0:
+        v = links[v]
+        path.append(v)
+    chain = np.array(path[::-1], dtype=np.int64)
+    start, end = s.start[chain], s.end[chain]
+    # where the path moves on after each row: the next rows' earliest start (the last row: its end)
+    after = np.minimum.accumulate(np.append(start[1:], end[-1])[::-1])[::-1]
+    time = np.clip(np.minimum(end, after) - start, 0, None)
+    wait = float(np.clip(after - end, 0, None).sum())
+    return CriticalPath(chain, time, wait)

@@ -1,0 +1,281 @@
+"""Event-derived analysis of an RBLN trace (../shared/reference/rbln-profiler.md §6): busy time per command
+category as interval unions per unit (a device, or a chiplet on Rebel100), how compute and transfers
+overlap, host time the device waits on, sequences, layers, devices and chiplets, a critical path
+through the flows, data quality, and the breakdown tables the report shows. numpy throughout: a trace
+has millions of slices; Python loops run over distinct names, categories and path nodes only.
+Unavailable figures are None, never 0."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.core.events import EventTrace
+from advisor.core.trace import Breakdown, BreakdownColumn, EngineBusy, Gap, TraceSummary
+from advisor.kinds.neuron.events import SIZE_EDGES
+from advisor.kinds.rbln.critical_path import critical_path
+from advisor.kinds.rbln.devices import device_figures
+from advisor.kinds.rbln.layers import Masks, layer_figures
+from advisor.kinds.rbln.naming import name_rules, parse
+from advisor.kinds.rbln.sequences import sequence_figures
+from advisor.kinds.rbln.slices import OTHER, Part, Slices, build, categories, covered, per_unit, per_unit_groups, union
+from advisor.kinds.rbln.slices import segments as grouped_segments
+from advisor.metrics.intervals import gaps, segments, timeline, usable
+
+NS = 1e-9
+TIMELINE_BINS = 60
+TRANSFERS = ("neural_dma", "task_dma", "external_hdma", "device_hdma")  # categories whose bytes are metrics
+CATEGORY_COLUMNS = (
+    BreakdownColumn("busy", "Busy", "s"),
+    BreakdownColumn("share", "Share of the span", "fraction"),
+    BreakdownColumn("commands", "Commands", "count"),
+    BreakdownColumn("sum", "Summed durations", "s"),
+    BreakdownColumn("concurrency", "Concurrency", "ratio"),
+    BreakdownColumn("bytes", "Bytes", "bytes"),
+    BreakdownColumn("bandwidth", "Bandwidth", "bytes/s"),
+)
+PATH_COLUMNS = (
+    BreakdownColumn("time", "Time", "s"),
+    BreakdownColumn("share", "Share of the path", "fraction"),
+    BreakdownColumn("commands", "Commands", "count"),
+)
+WAITING = "waiting between commands"
+
+
+def _part(key: str, table: Any) -> tuple[Part, int]:
+    """A table's usable slices (NaN durations: begins never closed), and how many were left out."""
+    import numpy as np
+
+    start, duration, keep = usable(table.start, table.duration)
+    extra = table.extra
+
+    def codes(name: str) -> tuple[Any, tuple[str, ...]]:
+        column = extra.get(name)
+        if column is None:
+            return np.zeros(len(start), dtype=np.int64), ("device" if name == "device" else "",)
+        return column.codes[keep], column.names
+
+    def column(values: Any) -> Any:
+        return None if values is None else np.asarray(values, dtype=float)[keep]
+
+    device, devices = codes("device")
+    chiplet, chiplets = codes("chiplet")
+    ident = extra.get("id")
+    part = Part(key, start, duration, table.name.codes[keep], table.name.names, table.track.codes[keep],
+                table.track.names, device, devices, chiplet, chiplets,
+                None if ident is None else np.asarray(ident)[keep], column(table.bytes), column(extra.get("cycles")))
+    return part, int(len(table.start) - len(start))
+
+
+def _mean_ns(s: Slices, mask: Any) -> float | None:
+    return float(per_unit(s, mask).mean()) if mask.any() and s.units else None
+
+
+def _s(ns: float | None) -> float | None:
+    return None if ns is None else ns * NS
+
+
+def _div(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def _host_split(s: Slices, host: Any, dev: Any, seq_starts: Any, seq_ends: Any) -> dict[str, float | None]:
+    """Host time while no device command runs (M8), inside a sequence's span (the run waits on the host)
+    or outside every sequence (dispatch between runs): exact, over the elementary intervals of all edges."""
+    import numpy as np
+
+    out: dict[str, float | None] = dict.fromkeys(("host_exposed_time", "host_in_sequence_time",
+                                                  "host_between_sequences_time"))
+    if not host.any():
+        return out
+    zero = np.zeros(len(s), dtype=np.int64)
+    h_start, h_end, _ = grouped_segments(s, np.flatnonzero(host), zero[host])
+    d_start, d_end, _ = grouped_segments(s, np.flatnonzero(dev), zero[dev])
+    q_start, q_end = segments(seq_starts, seq_ends - seq_starts)
+    edges = np.unique(np.concatenate([h_start, h_end, d_start, d_end, q_start, q_end]))
+    left, width = edges[:-1], np.diff(edges)
+    exposed = covered(left, h_start, h_end) & ~covered(left, d_start, d_end)
+    inside = covered(left, q_start, q_end)
+    out["host_exposed_time"] = float(width[exposed].sum()) * NS
+    if len(seq_starts):
+        out["host_in_sequence_time"] = float(width[exposed & inside].sum()) * NS
+        out["host_between_sequences_time"] = float(width[exposed & ~inside].sum()) * NS
+    return out
+
+
+def _quality(trace: EventTrace, s: Slices, cat: dict[str, Any], parsed: Any) -> dict[str, float | None]:
+    """M27 from the reader's counts (read by attribute: the reader's type is not imported here)."""
+    q = trace.extra.get("quality")
+    begins, ends = getattr(q, "unclosed_begins", None), getattr(q, "unmatched_ends", None)
+    truncated = getattr(q, "truncated", None)
+    dropped = getattr(q, "dropped_packets", None)
+    commands = ~cat["device_workload"]  # slices that are commands: the Device Workload container is not
+    total = float(s.duration.sum())
+    return {
+        "slice_count": float(sum(len(t.start) for t in trace.tables.values())),
+        "unmatched_slices": float(begins + ends) if begins is not None and ends is not None else None,
+        "dropped_packets": None if dropped is None else float(dropped),
+        "trace_truncated": None if truncated is None else float(bool(truncated)),
+        "unparsed_name_share": float((~parsed & commands).sum()) / float(commands.sum()) if commands.any() else None,
+        "unknown_category_share": float(s.duration[cat[OTHER]].sum()) / total if total > 0 else None,
+    }
+
+
+def _efficiency(s: Slices, ne: Any) -> tuple[float | None, float | None]:
+    """Σ comp_cycle on the Neural Engine, and the median command's cycle density over the p90 density
+    (no clock rate is published: relative density only, M14)."""
+    import numpy as np
+
+    cycles, duration = s.cycles[ne], s.duration[ne]
+    known = np.isfinite(cycles)
+    if not known.any():
+        return None, None
+    dense = known & (duration > 0)
+    density = cycles[dense] / duration[dense]
+    p90 = float(np.percentile(density, 90)) if len(density) else 0.0
+    median = float(np.median(np.clip(density / p90, 0, 1))) if p90 > 0 else None
+    return float(cycles[known].sum()), median
+
+
+def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
+    """The trace summary for the report, and the event-derived metrics (machine units) for the rules."""
+    import numpy as np
+
+    cats = categories()
+    read = [_part(key, table) for key, table in trace.tables.items()]
+    skipped = {p.category: n for p, n in read}
+    s = build([p for p, _ in read])
+    cat = {c.key: s.category == i for i, c in enumerate(cats)}
+    dev, ne = s.mask(device=True), s.mask(compute=True)
+    dma, io, comm = s.mask(dma=True), s.mask(io=True), s.mask(comm=True)
+    host = cat.get("host", np.zeros(len(s), dtype=bool))
+    units = len(s.units)
+    m: dict[str, float | None] = {}
+
+    # spans and idle time
+    has_dev = bool(dev.any())
+    dev_start = float(s.start[dev].min()) if has_dev else 0.0
+    dev_end = float(s.end[dev].max()) if has_dev else 0.0
+    span_ns = dev_end - dev_start
+    zero = np.zeros(len(s), dtype=np.int64)
+    d_start, d_end, _ = grouped_segments(s, np.flatnonzero(dev), zero[dev])
+    holes = d_start[1:] - d_end[:-1]
+    device_busy = _mean_ns(s, dev)
+    m["device_span"] = span_ns * NS if has_dev else None
+    m["device_busy"] = _s(device_busy)
+    m["device_idle_time"] = (span_ns - device_busy) * NS if device_busy is not None else None
+    # idle everywhere at once: a device waiting for a straggler is busy elsewhere, so not counted here
+    m["device_all_idle_time"] = (span_ns - float((d_end - d_start).sum())) * NS if has_dev else None
+    m["largest_gap"] = float(holes.max()) * NS if len(holes) else (0.0 if has_dev else None)
+    m["gap_count"] = float((holes >= name_rules().min_gap).sum()) if has_dev else None
+
+    # per category: busy (mean per unit; Host: the file's union), commands, bytes, bandwidth
+    per_cat = per_unit_groups(s, ~host, s.category, len(cats)) if units else np.zeros((len(cats), 0))
+    # bandwidth and concurrency divide by the busy time of each track group (device, or device and chiplet)
+    # once: the unit view would count a device-level track once per chiplet
+    scopes = len(s.devices) * len(s.chiplets)
+    scope_sum = union(s, np.arange(len(s)), s.category * scopes + s.device * len(s.chiplets) + s.chiplet,
+                      len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
+    host_rows = np.flatnonzero(host)
+    h_start, h_end, _ = grouped_segments(s, host_rows, zero[host_rows])
+    host_union = float((h_end - h_start).sum())
+    file_span = float(s.end.max() - s.start.min()) if len(s) else 0.0
+    run_ns = total_time / NS if total_time else file_span
+    table_rows, engines = [], []
+    for i, c in enumerate(cats):
+        rows = cat[c.key]
+        n = int(rows.sum())
+        busy_ns = host_union if c.key == "host" else float(per_cat[i].mean()) if units else 0.0
+        unit_sum = host_union if c.key == "host" else float(scope_sum[i])
+        known = np.isfinite(s.bytes[rows])
+        moved = float(s.bytes[rows][known].sum()) if known.any() else None
+        bandwidth = moved / (unit_sum * NS) if moved is not None and unit_sum > 0 else None
+        if c.key != OTHER:
+            m[f"{c.key}_busy"] = busy_ns * NS if n else None
+            m[f"{c.key}_commands"] = float(n) if n else None
+            if c.key in TRANSFERS:
+                m[f"{c.key}_bytes"], m[f"{c.key}_bandwidth"] = moved, bandwidth
+        if not n:
+            continue
+        total = float(s.duration[rows].sum())
+        whole = run_ns if c.key == "host" else span_ns
+        table_rows.append((c.title, (busy_ns * NS, busy_ns / whole if whole > 0 else None, float(n), total * NS,
+                                     total / unit_sum if unit_sum > 0 else None, moved, bandwidth)))
+        used = np.unique(s.track[rows])
+        engines.append(EngineBusy(engine="" if c.key == OTHER else c.key, title=c.title,
+                                  rows=tuple(s.tracks[t][1] for t in used), busy=busy_ns * NS, compute=c.compute))
+    order = {c.title: i for i, c in enumerate(cats)}
+    engines.sort(key=lambda e: (e.engine == "", -e.busy, order[e.title]))
+    table_rows.sort(key=lambda r: (r[0] == cats[-1].title, -(r[1][0] or 0.0), order[r[0]]))
+
+    # overlap of compute and transfers (M5, M6, M21)
+    ne_busy, dma_busy, comm_busy = _mean_ns(s, ne), _mean_ns(s, dma), _mean_ns(s, comm)
+    starving = cat["task_dma"] | cat["external_hdma"]
+    both = _mean_ns(s, ne | dma) if ne_busy is not None and dma_busy is not None else None
+    m["dma_busy"] = _s(dma_busy)
+    m["ne_only_time"] = _s(both - dma_busy) if both is not None and dma_busy is not None else None
+    m["dma_only_time"] = _s(both - ne_busy) if both is not None and ne_busy is not None else None
+    m["ne_dma_overlap_time"] = _s(ne_busy + dma_busy - both) if both is not None else None
+    starved = _mean_ns(s, ne | starving) if ne_busy is not None and starving.any() else None
+    m["ne_starved_time"] = _s(starved - ne_busy) if starved is not None and ne_busy is not None else None
+    m["comm_busy"] = _s(comm_busy)
+    exposed = _mean_ns(s, ne | comm) if ne_busy is not None and comm_busy is not None else None
+    m["comm_exposed_time"] = _s(exposed - ne_busy) if exposed is not None and ne_busy is not None else None
+    m["ne_cycles"], m["ne_efficiency_median"] = _efficiency(s, ne)
+
+    # names: sequences, layers, host split
+    names = parse(s.names)
+    rules = name_rules()
+    seqs = sequence_figures(s, names, dev, ne, io, dev_end, rules.max_sequences)
+    m.update(seqs.metrics)
+    m.update(_host_split(s, host, dev, seqs.starts, seqs.ends))
+    masks = Masks(dev=dev, ne=ne, dma=dma, neural_dma=cat["neural_dma"], task_dma=cat["task_dma"])
+    layer_metrics, layers = layer_figures(s, names, masks, ne_busy, rules)
+    m.update(layer_metrics)
+    device_metrics, devices = device_figures(s, dev, ne, dma, comm, cat["device_sync"])
+    m.update(device_metrics)
+
+    # critical path through the device commands
+    path = critical_path(s, dev, trace.extra.get("flows"))
+    path_table = None
+    if path is not None:
+        length = float(path.time.sum()) + path.wait
+        by_cat = np.bincount(s.category[path.rows], weights=path.time, minlength=len(cats))
+        counts = np.bincount(s.category[path.rows], minlength=len(cats))
+        m["critical_path_time"] = float(path.time.sum()) * NS
+        m["critical_path_wait"] = path.wait * NS
+        m["critical_path_nodes"] = float(len(path.rows))
+        ranked = sorted((i for i in range(len(cats)) if counts[i]), key=lambda i: (-by_cat[i], i))
+        rows = [(cats[i].title, (float(by_cat[i]) * NS, _div(float(by_cat[i]), length), float(counts[i])))
+                for i in ranked] + [(WAITING, (path.wait * NS, _div(path.wait, length), None))]
+        path_table = Breakdown(
+            "critical_path", "Critical path", "Category", PATH_COLUMNS, tuple(rows),
+            "A lower bound: the path follows the trace's flows and each track's command order, and Neural DMA "
+            "dependencies are not drawn as flows. Each command counts up to where the next one on the path starts.")
+    else:
+        m.update(dict.fromkeys(("critical_path_time", "critical_path_wait", "critical_path_nodes")))
+    m.update(_quality(trace, s, cat, names.parsed[s.name]))
+
+    # the summary the report draws
+    categories_table = Breakdown("categories", "Command categories", "Category", CATEGORY_COLUMNS, tuple(table_rows),
+                                 "Busy is the union of a category's commands, mean per device or chiplet (Host: the "
+                                 "file's union); shares are of the device span (Host: of the whole trace).")
+    rows_by_title = {c.title: cat[c.key] for c in cats if (c.device or c.key == "host") and cat[c.key].any()}
+    shifted = {title: (s.start[mask] - dev_start, s.duration[mask]) for title, mask in rows_by_title.items()}
+    edges, shares = timeline(shifted, span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
+    merged = [(a - dev_start, b - dev_start) for a, b in zip(d_start.tolist(), d_end.tolist(), strict=True)]
+    transfer = s.mask(keys=TRANSFERS)
+    sizes = s.bytes[transfer][np.isfinite(s.bytes[transfer])]
+    counts_hist, _ = np.histogram(sizes, bins=np.array(SIZE_EDGES, dtype=float))
+    dma_tables = [t for k, t in trace.tables.items() if k in ("neural_dma", "task_dma")]
+    summary = TraceSummary(
+        instructions=int(ne.sum()), dma_transfers=int(dma.sum()), span=span_ns * NS, engines=tuple(engines),
+        busy_union=m["device_busy"], hotspots_hlo=(), hotspots_nki=(), dma_size_edges=SIZE_EDGES,
+        dma_size_counts=tuple(int(c) for c in counts_hist), timeline_edges=tuple((e + dev_start) * NS for e in edges),
+        timeline=shares, warnings=tuple(trace.warnings),
+        gaps=tuple(Gap((a + dev_start) * NS, length * NS) for a, length in gaps(merged, span_ns)),
+        dma_busy=m["dma_busy"], compute_busy=_s(ne_busy), dma_exposed=m["dma_only_time"],
+        skipped_instructions=skipped.get("neural_engine", 0), skipped_dma=sum(len(t.start) for t in dma_tables)
+        - int(dma.sum()), last_event_end=float(s.end.max()) * NS if len(s) else None,
+        breakdowns=tuple(b for b in (categories_table, layers, seqs.breakdown, devices, path_table) if b is not None),
+    )
+    return summary, m

@@ -1,0 +1,126 @@
+"""Command names read into sequence, layer and family (../shared/reference/rbln-profiler.md §1.5, §3.3;
+seed 003): each distinct name is parsed once, and the slices map to the result through their codes.
+The patterns and word lists are in data/names.yaml."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from advisor.kinds.rbln import KIND
+
+FUSED = re.compile(r"^fused\((?P<members>.*)\)$")
+TRAILING_INDEX = re.compile(r"_\d+$")
+
+
+@dataclass(frozen=True)
+class NameRules:
+    pattern: re.Pattern[str]
+    workload_majority: float  # share of parsed names that must carry W<n>_ for it to be read as the workload
+    weight_families: frozenset[str]
+    inline_ops: frozenset[str]
+    dma_bound_ratio: float
+    max_layers: int
+    max_sequences: int
+    min_gap: float  # ns: shorter holes in the device's busy union are not counted as idle gaps
+
+
+@cache
+def name_rules() -> NameRules:
+    data = KIND.data("names.yaml")
+    return NameRules(re.compile(data["pattern"]), float(data["workload_majority"]),
+                     frozenset(data["weight_families"]), frozenset(data["inline_ops"]),
+                     float(data["dma_bound_ratio"]), int(data["max_layers"]), int(data["max_sequences"]),
+                     float(data.get("min_gap_ns", 0.0)))
+
+
+def family(layer: str) -> str:
+    """The last dotted component that is not a number (`causal_lm.model.0.self_attn.q_proj` -> q_proj),
+    without a trailing _<digits> (`linear_196` -> linear): the rbln-skills roll-up."""
+    parts = [p for p in layer.split(".") if p and not p.isdigit()]
+    return TRAILING_INDEX.sub("", parts[-1] if parts else layer)
+
+
+def members(layer: str) -> list[str]:
+    """The operations of a fused group (`fused(bn1+conv1+relu)`), else the layer itself."""
+    fused = FUSED.match(layer)
+    return [m.strip() for m in fused.group("members").split("+") if m.strip()] if fused else [layer]
+
+
+@dataclass(frozen=True)
+class ParsedNames:
+    """Per distinct name (index = the slices' name code), and per distinct layer."""
+
+    parsed: Any  # bool: the name follows the convention
+    inst: Any  # int64 instance (i<n>_), -1 without
+    seq: Any  # int64 sequence index, -1 for an unparsed name
+    layer: Any  # int64 index into layers
+    layers: tuple[str, ...]  # layer keys: the layer text (fused groups whole), or an unparsed name itself
+    weight: Any  # bool per layer: a weight family (its Neural DMA traffic streams weights)
+    unattributable: Any  # bool per layer: unparsed, or an inline operation without a module path
+    workload_read: bool  # W<n>_ was read as the workload index (most names carry it)
+
+
+FIELDS = ("inst", "seq", "wl", "layer")
+
+
+def _columns(names: Sequence[str], pattern: re.Pattern[str]) -> dict[str, list[str]]:
+    """Each name's inst, seq, wl and layer strings ("" where absent) and, for a name the pattern does not
+    match, the name itself as `raw`. One findall over the names joined by newlines runs the pattern in C;
+    when a name holds a newline, one match per name."""
+    body = pattern.pattern.removeprefix("^").removesuffix("$")
+    text = "\n".join(names)
+    if names and text.count("\n") == len(names) - 1:
+        combined = re.compile(f"(?m)^(?:{body}|(?P<raw>.*))$")
+        found = combined.findall(text)
+        if len(found) == len(names):
+            index = combined.groupindex
+            return {f: [r[index[f] - 1] for r in found] if f in index else [""] * len(found)
+                    for f in (*FIELDS, "raw")}
+    columns: dict[str, list[str]] = {f: [] for f in (*FIELDS, "raw")}
+    for name in names:
+        m = pattern.match(name)
+        for f in FIELDS:
+            columns[f].append((m.groupdict().get(f) or "") if m else "")
+        columns["raw"].append("" if m else name)
+    return columns
+
+
+def _ints(values: Sequence[str]) -> Any:
+    """Digit strings as int64, -1 for ""; each distinct string converted once."""
+    import numpy as np
+
+    seen: dict[str, int] = {"": -1}
+    return np.fromiter((seen[v] if v in seen else seen.setdefault(v, int(v)) for v in values), dtype=np.int64,
+                       count=len(values))
+
+
+def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
+    import numpy as np
+
+    rules = rules or name_rules()
+    cols = _columns(names, rules.pattern)
+    inst, seq = _ints(cols["inst"]), _ints(cols["seq"])
+    parsed = seq >= 0
+    with_workload = sum(1 for w in cols["wl"] if w)
+    workload_read = bool(parsed.any()) and with_workload / int(parsed.sum()) >= rules.workload_majority
+    layer_codes: dict[str, int] = {}
+    if workload_read or not with_workload:
+        texts = [lay if lay else raw for lay, raw in zip(cols["layer"], cols["raw"], strict=True)]
+    else:  # a pre-v0.12 layer that itself starts with W<n>_
+        texts = [(f"W{w}_{lay}" if w else lay) if lay else raw
+                 for lay, raw, w in zip(cols["layer"], cols["raw"], cols["wl"], strict=True)]
+    layer = np.fromiter((layer_codes.setdefault(x, len(layer_codes)) for x in texts), dtype=np.int64,
+                        count=len(texts))
+    layers = tuple(layer_codes)
+    raw = np.zeros(len(layers), dtype=bool)
+    raw[layer[~parsed]] = True
+    weight = np.fromiter((any(family(m) in rules.weight_families for m in members(k)) for k in layers),
+                         dtype=bool, count=len(layers))
+    inline = np.fromiter((not FUSED.match(k) and "." not in k and family(k) in rules.inline_ops for k in layers),
+                         dtype=bool, count=len(layers))
+    return ParsedNames(parsed=parsed, inst=inst, seq=seq, layer=layer, layers=layers, weight=weight,
+                       unattributable=inline | raw, workload_read=workload_read)

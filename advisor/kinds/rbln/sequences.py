@@ -1,0 +1,111 @@
+"""Per-sequence figures (reference M9–M11, M15): a sequence is one (instance, sequence index) of the
+command names — one run of a module, a decode step; its span runs from its first device command's
+start to its last one's end. Span statistics, the first-command barrier (the first Neural Engine
+command waits for the External HDMA upload), the output tail, and the warm-up split."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.core.trace import Breakdown, BreakdownColumn
+from advisor.kinds.rbln.naming import ParsedNames
+from advisor.kinds.rbln.slices import Slices, per_unit_groups, segments
+
+NS = 1e-9
+COLUMNS = (
+    BreakdownColumn("span", "Span", "s"),
+    BreakdownColumn("ne_busy", "Neural Engine busy", "s"),
+    BreakdownColumn("gap_before", "Device idle before", "s"),
+)
+NOTE = ("Sequences are the (instance, sequence) prefixes of the command names, in order of their first device "
+        "command; a span runs from it to the last device command's end. Neural Engine busy is the mean per "
+        "device or chiplet; the idle time before a sequence runs from the end of every earlier one.")
+METRICS = ("sequence_count", "sequence_span_mean", "sequence_span_p50", "sequence_span_p95", "sequence_span_max",
+           "sequence_span_cv", "sequence_time_total", "sequence_excess_time", "first_command_barrier_time",
+           "output_tail_time", "warmup_span", "external_hdma_after_warmup_time", "after_warmup_span")
+
+
+@dataclass(frozen=True)
+class Sequences:
+    metrics: dict[str, float | None]
+    breakdown: Breakdown | None
+    starts: Any  # ns, per sequence in time order (for the host split)
+    ends: Any
+
+
+def _first(values: Any, group: Any, groups: int, pick: Any) -> Any:
+    """Per group, the extreme (np.minimum / np.maximum) of values; NaN for an empty group."""
+    import numpy as np
+
+    out = np.full(groups, np.inf if pick is np.minimum else -np.inf)
+    pick.at(out, group, values)
+    out[~np.isfinite(out)] = np.nan
+    return out
+
+
+def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, device_end: float,
+                     max_rows: int) -> Sequences:
+    import numpy as np
+
+    out: dict[str, float | None] = dict.fromkeys(METRICS)
+    rows = np.flatnonzero(dev & pn.parsed[s.name])
+    if len(rows) == 0:
+        return Sequences(out, None, np.empty(0), np.empty(0))
+    inst, seq = pn.inst[s.name[rows]], pn.seq[s.name[rows]]
+    keys = np.column_stack([inst, seq])
+    uniq, first_row, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    by_time = np.argsort(s.start[rows[first_row]], kind="stable")  # chronological sequence numbers
+    rank = np.empty(len(uniq), dtype=np.int64)
+    rank[by_time] = np.arange(len(uniq))
+    seq_of = np.full(len(s), -1, dtype=np.int64)
+    seq_of[rows] = rank[inverse]
+    n = len(uniq)
+    uniq = uniq[by_time]
+    starts = s.start[rows[first_row]][by_time]
+    ends = _first(s.end[rows], seq_of[rows], n, np.maximum)
+    spans = ends - starts
+    in_seq = seq_of >= 0
+    units = len(s.units)
+    ne_busy = per_unit_groups(s, ne & in_seq, np.maximum(seq_of, 0), n).sum(axis=1) / units if units else \
+        np.zeros(n)
+    out["sequence_count"] = float(n)
+    out["sequence_span_mean"] = float(spans.mean()) * NS
+    out["sequence_span_p50"] = float(np.median(spans)) * NS
+    out["sequence_span_p95"] = float(np.percentile(spans, 95)) * NS
+    out["sequence_span_max"] = float(spans.max()) * NS
+    mean = float(spans.mean())
+    out["sequence_span_cv"] = float(spans.std(ddof=1)) / mean if n >= 3 and mean > 0 else None
+    out["sequence_time_total"] = float(spans.sum()) * NS
+    out["sequence_excess_time"] = float(np.clip(spans - np.median(spans), 0, None).sum()) * NS
+
+    ne_rows, io_rows = np.flatnonzero(ne & in_seq), np.flatnonzero(io & in_seq)
+    if len(ne_rows) and len(io_rows):
+        ne_first = _first(s.start[ne_rows], seq_of[ne_rows], n, np.minimum)
+        ne_last = _first(s.end[ne_rows], seq_of[ne_rows], n, np.maximum)
+        io_first = _first(s.start[io_rows], seq_of[io_rows], n, np.minimum)
+        io_last = _first(s.end[io_rows], seq_of[io_rows], n, np.maximum)
+        lead, tail = ne_first - io_first, io_last - ne_last  # NaN where a sequence lacks one of them
+        out["first_command_barrier_time"] = float(np.nansum(np.where(lead > 0, lead, 0.0))) * NS
+        out["output_tail_time"] = float(np.nansum(np.where(tail > 0, tail, 0.0))) * NS
+    if n >= 2:
+        warm_end = float(ends[0])
+        out["warmup_span"] = float(spans[0]) * NS
+        out["after_warmup_span"] = max(device_end - warm_end, 0.0) * NS
+        if io.any() and units:
+            keep = io[s.x_row]
+            a, b, _ = segments(s, s.x_row[keep], s.x_unit[keep])
+            out["external_hdma_after_warmup_time"] = float(np.clip(b - np.maximum(a, warm_end), 0, None).sum()) \
+                / units * NS
+
+    latest = np.maximum.accumulate(ends)
+    gap = np.concatenate([[np.nan], np.clip(starts[1:] - latest[:-1], 0, None)])
+
+    def label(i: int) -> str:
+        return (f"i{uniq[i, 0]} seq {uniq[i, 1]}" if uniq[i, 0] >= 0 else f"seq {uniq[i, 1]}")
+
+    table = tuple((label(i), (float(spans[i]) * NS, float(ne_busy[i]) * NS if ne.any() else None,
+                              None if np.isnan(gap[i]) else float(gap[i]) * NS)) for i in range(min(n, max_rows)))
+    breakdown = Breakdown("sequences", "Sequences", "Sequence", COLUMNS, table, NOTE, total_rows=n)
+    return Sequences(out, breakdown, starts, ends)

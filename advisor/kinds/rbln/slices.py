@@ -1,0 +1,255 @@
+"""The usable slices of an RBLN trace as one flat table (numpy columns sorted by start, times in ns),
+the units busy times are measured per (a device, or a device's chiplet on Rebel100), and unions per
+group (unit, layer, sequence) in one vectorised pass. Pure numpy: the event analysis (events.py)
+drops unusable slices before building it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from advisor.kinds.rbln import KIND
+
+OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Category:
+    key: str
+    title: str
+    device: bool  # a device command category (DEV)
+    compute: bool  # the Neural Engine
+    dma: bool  # on-chip transfers
+    io: bool  # host <-> device transfers
+    comm: bool  # multi-device communication
+
+
+@cache
+def categories() -> tuple[Category, ...]:
+    """The categories of tracks.yaml, in its order, then `other`."""
+    found = [Category(c["key"], c["title"], bool(c.get("device")), bool(c.get("compute")), bool(c.get("dma")),
+                      bool(c.get("io")), bool(c.get("comm"))) for c in KIND.data("tracks.yaml")["categories"]]
+    return (*found, Category(OTHER, "Other tracks", False, False, False, False, False))
+
+
+def natural(label: str) -> tuple:
+    """rbln2 before rbln10, Chiplet 2 before Chiplet 10."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", label))
+
+
+@dataclass(frozen=True)
+class Part:
+    """One category's usable slices as the reader gave them (codes index the table's own names)."""
+
+    category: str
+    start: Any
+    duration: Any
+    name: Any  # codes
+    names: Sequence[str]
+    track: Any
+    tracks: Sequence[str]
+    device: Any
+    devices: Sequence[str]
+    chiplet: Any
+    chiplets: Sequence[str]
+    ident: Any  # int64 slice ids, or None
+    bytes: Any  # float64, NaN when the slice carries none
+    cycles: Any
+
+
+@dataclass(frozen=True)
+class Slices:
+    start: Any  # float64 ns, ascending
+    end: Any
+    duration: Any
+    category: Any  # index into categories()
+    name: Any  # index into names
+    names: tuple[str, ...]
+    track: Any  # index into tracks
+    tracks: tuple[tuple[int, str], ...]  # (category, display path)
+    device: Any  # index into devices (natural order)
+    devices: tuple[str, ...]
+    chiplet: Any  # index into chiplets; 0 is "" (no chiplet group)
+    chiplets: tuple[str, ...]
+    units: tuple[tuple[int, int], ...]  # (device, chiplet): a device, or one of its chiplets
+    ident: Any  # int64 slice ids (flows refer to them), or None
+    bytes: Any
+    cycles: Any
+    end_rank: Any  # each row's rank by end (ends[end_rank] == end)
+    ends: Any  # ends sorted ascending
+    # The unit view: rows repeated so that a device-level slice (no chiplet group, e.g. CCL Workload on a
+    # chiplet device) counts in every chiplet unit of its device; ascending in row (so in start).
+    x_row: Any
+    x_unit: Any
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    def mask(self, keys: Sequence[str] | None = None, **flags: bool) -> Any:
+        """Rows of the categories named, or whose flags (device=True, compute=True…) all hold."""
+        import numpy as np
+
+        chosen = [i for i, c in enumerate(categories())
+                  if (keys is None or c.key in keys) and all(getattr(c, f) == v for f, v in flags.items())]
+        return np.isin(self.category, chosen)
+
+
+def _codes(values: Sequence[str], labels: dict[str, int]) -> Any:
+    import numpy as np
+
+    return np.fromiter((labels.setdefault(v, len(labels)) for v in values), dtype=np.int64, count=len(values))
+
+
+def _ordered(labels: dict[str, int], key: Any) -> tuple[tuple[str, ...], Any]:
+    """Labels sorted by `key`, and the remap old code -> new code."""
+    import numpy as np
+
+    ordered = sorted(labels, key=key)
+    remap = np.empty(len(labels), dtype=np.int64)
+    remap[[labels[v] for v in ordered]] = np.arange(len(ordered))
+    return tuple(ordered), remap
+
+
+def build(parts: Sequence[Part]) -> Slices:
+    """One table from the categories' parts: global codes (each distinct string coded once), rows sorted
+    by start, units and the unit view."""
+    import numpy as np
+
+    index = {c.key: i for i, c in enumerate(categories())}
+    names: dict[str, int] = {}
+    devices: dict[str, int] = {}
+    chiplets: dict[str, int] = {"": 0}
+    tracks: dict[tuple[int, str], int] = {}
+    cols: dict[str, list[Any]] = {k: [] for k in ("start", "duration", "category", "name", "track", "device",
+                                                  "chiplet", "ident", "bytes", "cycles")}
+    remaps: dict[tuple[int, str], Any] = {}
+
+    def remap(values: Sequence[str], labels: dict, kind: str) -> Any:
+        key = (id(values), kind)  # tables of one reader share their string tables: code them once
+        if key not in remaps:
+            remaps[key] = (_codes(values, labels), values)  # keep `values` alive so its id stays unique
+        return remaps[key][0]
+
+    # the reader codes every table's names with one interner: then its codes are global already
+    shared = bool(parts) and all(p.names is parts[0].names for p in parts)
+    for p in parts:
+        cat = index.get(p.category, index[OTHER])
+        n = len(p.start)
+        cols["start"].append(np.asarray(p.start, dtype=float))
+        cols["duration"].append(np.asarray(p.duration, dtype=float))
+        cols["category"].append(np.full(n, cat, dtype=np.int64))
+        cols["name"].append(np.asarray(p.name, dtype=np.int64) if shared else remap(p.names, names, "name")[p.name])
+        track_codes = np.fromiter((tracks.setdefault((cat, t), len(tracks)) for t in p.tracks), dtype=np.int64,
+                                  count=len(p.tracks))
+        cols["track"].append(track_codes[p.track])
+        cols["device"].append(remap(p.devices, devices, "device")[p.device])
+        cols["chiplet"].append(remap(p.chiplets, chiplets, "chiplet")[p.chiplet])
+        cols["ident"].append(None if p.ident is None else np.asarray(p.ident, dtype=np.int64))
+        for key, values in (("bytes", p.bytes), ("cycles", p.cycles)):
+            cols[key].append(np.full(n, np.nan) if values is None else np.asarray(values, dtype=float))
+    if not parts:
+        cols = {k: [np.empty(0, dtype=float if k in ("start", "duration", "bytes", "cycles") else np.int64)]
+                for k in cols}
+    has_ids = all(i is not None for i in cols["ident"])
+    merged = {k: np.concatenate(v) for k, v in cols.items() if k != "ident"}
+    order = np.argsort(merged["start"], kind="stable")
+    merged = {k: v[order] for k, v in merged.items()}
+    ident = np.concatenate(cols["ident"])[order] if has_ids else None
+    device_labels, device_remap = _ordered(devices, natural)
+    chiplet_labels, chiplet_remap = _ordered(chiplets, natural)  # "" sorts first: code 0 stays ""
+    device = device_remap[merged["device"]] if len(device_remap) else merged["device"]
+    chiplet = chiplet_remap[merged["chiplet"]]
+    start, duration = merged["start"], merged["duration"]
+    end = start + duration
+    by_end = np.argsort(end, kind="stable")
+    end_rank = np.empty(len(end), dtype=np.int64)
+    end_rank[by_end] = np.arange(len(end))
+    units, x_row, x_unit = _units(merged["category"], device, chiplet, len(device_labels), len(chiplet_labels))
+    return Slices(start=start, end=end, duration=duration, category=merged["category"], name=merged["name"],
+                  names=tuple(parts[0].names) if shared else tuple(names), track=merged["track"],
+                  tracks=tuple(tracks), device=device,
+                  devices=device_labels, chiplet=chiplet, chiplets=chiplet_labels, units=units, ident=ident,
+                  bytes=merged["bytes"], cycles=merged["cycles"], end_rank=end_rank, ends=end[by_end],
+                  x_row=x_row, x_unit=x_unit)
+
+
+def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets: int) -> tuple[tuple, Any, Any]:
+    """Units from the rows outside Host: each chiplet of a device that has chiplet groups, else the
+    device. The unit view repeats a row without a chiplet on a chiplet device once per chiplet."""
+    import numpy as np
+
+    host = [i for i, c in enumerate(categories()) if c.key == "host"]
+    rows = np.flatnonzero(~np.isin(category, host))
+    present = np.zeros((max(n_devices, 1), max(n_chiplets, 1)), dtype=bool)
+    present[device[rows], chiplet[rows]] = True
+    has_chiplets = present[:, 1:].any(axis=1)
+    present[has_chiplets, 0] = False  # a chiplet device's own tracks count in its chiplets
+    dev_idx, chip_idx = np.nonzero(present)  # row-major: by device, then chiplet (both natural order)
+    unit_of = np.full(present.shape, -1, dtype=np.int64)
+    unit_of[dev_idx, chip_idx] = np.arange(len(dev_idx))
+    per_device = np.bincount(dev_idx, minlength=present.shape[0])
+    first_unit = np.concatenate([[0], np.cumsum(per_device)[:-1]])
+    all_rows = np.arange(len(category))
+    spread = (chiplet == 0) & has_chiplets[device] if len(category) else np.zeros(0, dtype=bool)
+    counts = np.where(spread, per_device[device], (unit_of[device, chiplet] >= 0).astype(np.int64)) \
+        if len(category) else np.zeros(0, dtype=np.int64)
+    x_row = np.repeat(all_rows, counts)
+    offsets = np.arange(len(x_row)) - np.repeat(np.cumsum(counts) - counts, counts)
+    x_unit = np.where(spread[x_row], first_unit[device[x_row]] + offsets, unit_of[device[x_row], chiplet[x_row]])
+    units = tuple(zip(dev_idx.tolist(), chip_idx.tolist(), strict=True))
+    return units, x_row, x_unit
+
+
+def segments(s: Slices, rows: Any, group: Any) -> tuple[Any, Any, Any]:
+    """The merged segments (start, end, group) of the rows' intervals within each group, ordered by
+    group then start. `rows` ascending (so in start order), `group` non-negative ints beside them.
+    A running maximum of end ranks offset per group merges without mixing groups, exactly."""
+    import numpy as np
+
+    if len(rows) == 0:
+        return np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
+    order = np.argsort(group, kind="stable")
+    r, g = rows[order], np.asarray(group, dtype=np.int64)[order]
+    n = len(s.ends)
+    run = np.maximum.accumulate(g * n + s.end_rank[r]) - g * n
+    run_end = s.ends[run]
+    st = s.start[r]
+    new = np.empty(len(r), dtype=bool)
+    new[0] = True
+    new[1:] = (g[1:] != g[:-1]) | (st[1:] > run_end[:-1])
+    first = np.flatnonzero(new)
+    last = np.append(first[1:] - 1, len(r) - 1)
+    return st[first], run_end[last], g[first]
+
+
+def union(s: Slices, rows: Any, group: Any, groups: int) -> Any:
+    """Covered length (ns) per group."""
+    import numpy as np
+
+    a, b, g = segments(s, rows, group)
+    return np.bincount(g, weights=b - a, minlength=groups)[:groups] if groups else np.zeros(0)
+
+
+def per_unit(s: Slices, mask: Any) -> Any:
+    """The union of the masked rows in each unit (ns)."""
+    keep = mask[s.x_row]
+    return union(s, s.x_row[keep], s.x_unit[keep], len(s.units))
+
+
+def per_unit_groups(s: Slices, mask: Any, group: Any, groups: int) -> Any:
+    """The union of the masked rows per (group, unit), as an array groups × units (ns). `group` is per row."""
+    units = len(s.units)
+    keep = mask[s.x_row]
+    rows = s.x_row[keep]
+    flat = union(s, rows, group[rows] * units + s.x_unit[keep], groups * units)
+    return flat.reshape(groups, units)
+
+
+def covered(x: Any, starts: Any, ends: Any) -> Any:
+    """Whether each point lies in one of the disjoint, sorted segments [start, end)."""
+    import numpy as np
+
+    return np.searchsorted(starts, x, side="right") > np.searchsorted(ends, x, side="right")
