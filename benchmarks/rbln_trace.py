@@ -159,6 +159,7 @@ def child(mode: str, path: str, workers: int | None) -> None:
         decoded = Trace.FromString(data)
         records = Records()
         _feed(decoded.packet, records, 0)  # the reader's own per-packet extraction, one packet at a time
+        records.close()
         resolver = Resolver()
         resolver.feed(records)
         profile = build(trace, ReadResult(resolver.finish(), len(data), None, False, "", 1))

@@ -14,10 +14,10 @@ from advisor.kinds.rbln.slices import Slices, per_unit, union
 NS = 1e-9
 COLUMNS = (
     BreakdownColumn("busy", "Device busy", "s"),
-    BreakdownColumn("ne_busy", "Neural Engine busy", "s"),
+    BreakdownColumn("ne_busy", "NE busy", "s"),
     BreakdownColumn("dma_busy", "DMA busy", "s"),
-    BreakdownColumn("comm_busy", "Communication busy", "s"),
-    BreakdownColumn("relative", "Busy / mean", "ratio"),
+    BreakdownColumn("comm_busy", "Comm. busy", "s"),
+    BreakdownColumn("relative", "Busy ÷ mean", "ratio"),
 )
 NOTE = ("Busy times are unions of the device's (or chiplet's) commands; relative is against the mean of the "
         "devices (device rows) or of the chiplets (chiplet rows). Each .pb file has its own clock, so devices are "

@@ -13,11 +13,11 @@ from advisor.kinds.rbln.slices import Slices, per_unit, per_unit_groups
 
 NS = 1e-9
 COLUMNS = (
-    BreakdownColumn("ne_time", "Neural Engine time", "s"),
+    BreakdownColumn("ne_time", "NE time", "s"),
     BreakdownColumn("dma_time", "DMA time", "s"),
     BreakdownColumn("time", "Device time", "s"),
-    BreakdownColumn("share", "Share of Neural Engine time", "fraction"),
-    BreakdownColumn("dma_ratio", "DMA / Neural Engine", "ratio"),
+    BreakdownColumn("share", "Share of NE time", "fraction"),
+    BreakdownColumn("dma_ratio", "DMA ÷ NE", "ratio"),
     BreakdownColumn("commands", "Commands", "count"),
     BreakdownColumn("bytes", "Bytes", "bytes"),
 )

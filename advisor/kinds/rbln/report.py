@@ -212,10 +212,11 @@ def _layers_section(t: TraceSummary, view: View) -> Section | None:
     shown = f"the top {min(limit, total)} of {total:,}" if total > limit else "all"
     blocks: list[Any] = [Paragraph(
         f"Layers from the command names (`{{sequence}}_{{layer}}_{{command}}`; fused groups `fused(a+b)` kept whole), "
-        f"by time, {shown}: Neural Engine time and DMA time are unions of the layer's commands in each, the share "
-        "is of all Neural Engine busy time, and a DMA/NE ratio above "
+        f"by time, {shown}: NE (Neural Engine) time and DMA time are unions of the layer's commands in each, device "
+        "time the union of all of them, the share is of all Neural Engine busy time, and a DMA ÷ NE ratio above "
         f"{fmt.ratio(KIND.data('names.yaml').get('dma_bound_ratio'), '×')} marks a DMA-bound layer."),
-        _table(b, key_as_code=True, limit=limit)]
+        _table(b, ("ne_time", "dma_time", "time", "share", "dma_ratio", "bytes"), key_as_code=True,
+               limit=limit)]
     chart = _bar_chart("layers", "Share of Neural Engine time per layer", b, "share", "% of Neural Engine busy time",
                        "Top layers by Neural Engine time")
     if chart:
@@ -292,12 +293,21 @@ def _devices_section(t: TraceSummary, view: View) -> Section | None:
 
 
 def _ranks_section(analysis: Analysis) -> Section | None:
+    """Ranks compared by their device spans: each trace is on its own device clock."""
     if not analysis.entries:
         return None
-    return Section("Ranks and clocks", (Paragraph(
-        "Each rank's trace is on its own device clock, so ranks are compared by durations (their spans and busy "
-        "times), never by timestamps; to line ranks up in time, merge the PyTorch chrome traces (host clock) "
-        "instead."),), "ranks")
+    spans = [(e.name, e.column("Device span")) for e in analysis.entries if e.column("Device span") is not None]
+    text = ("Each rank's trace is on its own device clock, so ranks are compared by durations (their spans and busy "
+            "times), never by timestamps; to line ranks up in time, merge the PyTorch chrome traces (host clock) "
+            "instead.")
+    if len(spans) >= 2:
+        mean = sum(v for _, v in spans) / len(spans)
+        name, longest = max(spans, key=lambda item: item[1])
+        text += (f" Rank imbalance: {fmt.ratio(longest / mean, '×')} (longest device span ÷ mean over "
+                 f"{len(spans)} ranks); the straggler is **{escape(name)}** ({fmt.seconds(longest)} against a mean of "
+                 f"{fmt.seconds(mean)}). The rules judge each trace on its own; every rank waits for the straggler "
+                 "at each collective, so its excess over the mean is time the other ranks lose.")
+    return Section("Ranks and clocks", (Paragraph(text),), "ranks")
 
 
 def _gaps_section(t: TraceSummary) -> Section | None:

@@ -15,7 +15,7 @@ from advisor.kinds.rbln.slices import Slices, per_unit_groups, segments
 NS = 1e-9
 COLUMNS = (
     BreakdownColumn("span", "Span", "s"),
-    BreakdownColumn("ne_busy", "Neural Engine busy", "s"),
+    BreakdownColumn("ne_busy", "NE busy", "s"),
     BreakdownColumn("gap_before", "Device idle before", "s"),
 )
 NOTE = ("Sequences are the (instance, sequence) prefixes of the command names, in order of their first device "

@@ -55,7 +55,9 @@ def sniff(head: bytes) -> bool:
     for span in splitter.packets():
         if len(spans) < SNIFF_PACKETS:
             spans.append(span)
-    if (splitter.problem is not None and splitter.problem.kind == CORRUPT) or not spans:
+    # garbage after whole packets is a damaged trace (read up to it, with a note); at the start it is not a trace
+    corrupt = splitter.problem is not None and splitter.problem.kind == CORRUPT
+    if not spans or (corrupt and len(spans) < 2):
         return False
     known = False
     for offset, length in spans:

@@ -20,7 +20,7 @@ import zlib
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import Any
 
 from advisor.kinds.rbln.adapters.packets import FramingProblem, Splitter
@@ -159,34 +159,49 @@ class Records:
         self.flow_ends = array("B")  # 1: a terminating flow id
         self.states: list[tuple[Any, ...]] = []  # one per STATE row
         self.deferred: list[tuple[int, tuple[bytes, ...]]] = []  # (row, serialized annotations)
-        self.strings: list[str] = []  # inline event names, by index
+        self.strings: list[str] = []  # event names (inline and interned), by index, while extracting
+        self.name_blob = b""  # then: the names as UTF-8, one after the other (compact to send and keep)
+        self.name_ends = array("q")  # end offset of each name in name_blob
         self.packets = self.skipped = self.compressed = 0
         self.problem: FramingProblem | None = None
-        self.stop = 0  # where the range's walk ended
-        self._codes: dict[str, int] | None = {}
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "_codes"}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._codes = None
+        self._codes: dict[str, int] = {}  # name -> index while extracting
 
     @property
     def count(self) -> int:
         return len(self.rows) // WIDTH
 
+    def local(self, text: Any) -> int:
+        """The index of an event name in this range's table."""
+        text = text if isinstance(text, str) else _text(text)
+        codes = self._codes
+        code = codes.get(text)
+        if code is None:
+            code = codes[text] = len(self.strings)
+            self.strings.append(text)
+        return code
 
-def _state(p: Any, which: str | None, cleared: int, interned_data: bool, defaults_set: bool) -> tuple[Any, ...]:
+    def close(self) -> None:
+        """The names table packed into name_blob/name_ends (a str costs ~80 bytes, its UTF-8 ~30)."""
+        encoded = [text.encode("utf-8", "surrogatepass") for text in self.strings]
+        self.name_blob = b"".join(encoded)
+        self.name_ends = array("q", accumulate(map(len, encoded)))
+        self.strings = []
+        self._codes = {}
+
+
+def _state(p: Any, which: str | None, cleared: int, interned_data: bool, defaults_set: bool,
+           rec: Records) -> tuple[Any, ...]:
     """A packet that changes its sequence's state, or the tracks: (cleared, interned, defaults,
-    descriptor, clocks); defaults is -1 when the packet sets none. Interned names may be bytes
+    descriptor, clocks); defaults is -1 when the packet sets none. Interned event names go to the
+    range's name table (the tuple holds their index there); annotation names and strings may be bytes
     (not UTF-8): phase 2 makes them text."""
     interned = None
     if interned_data:
         data = p.interned_data
         names, annotation_names, strings = data.event_names, data.debug_annotation_names, \
             data.debug_annotation_string_values
-        interned = (tuple([(e.iid, e.name) for e in names]) if names else (),
+        local = rec.local
+        interned = (tuple([(e.iid, local(e.name)) for e in names]) if names else (),
                     tuple([(e.iid, e.name) for e in annotation_names]) if annotation_names else (),
                     tuple([(e.iid, e.str) for e in strings]) if strings else ())
     defaults: Any = -1
@@ -244,8 +259,7 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
     rows = rec.rows
     rows_extend = rows.extend
     arg_rows, arg_bytes, arg_cycles = rec.arg_rows.append, rec.arg_bytes.append, rec.arg_cycles.append
-    strings = rec.strings
-    codes = rec._codes if rec._codes is not None else {}
+    local = rec.local
     state_kinds = _STATE_KINDS
     json_sums = _json_sums
     nan = math.nan
@@ -262,13 +276,13 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
             if not has_field(p, "track_event"):
                 which = which_of(p, "data")
                 if cleared or interned or defaults or which in state_kinds:
-                    rec.states.append(_state(p, which, cleared, interned, defaults))
+                    rec.states.append(_state(p, which, cleared, interned, defaults, rec))
                     rows_extend((STATE, seq, needs, 0, 0, 0, 0))
                 elif which == "compressed_packets" and depth == 0:
                     _inflate(p.compressed_packets, rec, seq)
                 continue
             if cleared or interned or defaults:
-                state = _state(p, "track_event", cleared, interned, defaults)
+                state = _state(p, "track_event", cleared, interned, defaults, rec)
                 flags = needs | SAME_PACKET
             else:
                 flags = needs
@@ -334,10 +348,7 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
                     raise ValueError("duration out of range")
             # everything read: append
             if text is not None:
-                name = codes.get(text)
-                if name is None:
-                    name = codes[text] = len(strings)
-                    strings.append(text)
+                name = local(text)
             if state is not None:
                 rec.states.append(state)
                 rows_extend((STATE, seq, needs, 0, 0, 0, 0))
@@ -366,7 +377,6 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
                     rec.durations.append(duration)
         except Exception:  # a packet whose fields will not read is skipped and counted
             rec.skipped += 1
-    rec._codes = codes
 
 
 def _inflate(data: bytes, rec: Records, sequence: int) -> None:
@@ -425,8 +435,7 @@ def extract(buf: Any, start: int = 0, end: int | None = None, release: Callable[
         if release is not None:
             release(first, last)
     rec.problem = splitter.problem
-    rec.stop = splitter.position
-    rec._codes = None
+    rec.close()
     return rec
 
 
@@ -479,7 +488,9 @@ class Resolved:
     flow_slices: array = field(default_factory=lambda: array("q"))
     flow_ids: array = field(default_factory=lambda: array("Q"))
     flow_ends: array = field(default_factory=lambda: array("B"))
-    names: list[str] = field(default_factory=list)  # by raw code; the same text may recur (deduplicated at the end)
+    # event names by raw code, as UTF-8 one after the other (the same text may recur: merged at the end)
+    name_blob: bytearray = field(default_factory=bytearray)
+    name_ends: array = field(default_factory=lambda: array("q"))
     track_keys: list[object] = field(default_factory=list)
     tracks: dict[object, Descriptor] = field(default_factory=dict)
     processes: dict[int, str] = field(default_factory=dict)
@@ -511,18 +522,17 @@ class Resolver:
             found = self.sequences[seq] = _Sequence()
         return found
 
-    def _apply(self, st: _Sequence, state: tuple[Any, ...]) -> None:
+    def _apply(self, st: _Sequence, state: tuple[Any, ...], base: int) -> None:
+        """A state row; `base` is the raw code of the range's first name."""
         cleared, interned, defaults, descriptor, clocks = state
         out = self.out
         if cleared:
             st.reset()
             st.valid = True
         if interned is not None and interned[0]:
-            names = out.names
             table = st.names
-            for iid, text in interned[0]:
-                code = len(names)
-                names.append(text if isinstance(text, str) else _text(text))
+            for iid, local in interned[0]:
+                code = base + local
                 if type(table) is dict or iid < len(table):
                     table[iid] = code
                 elif iid == len(table):
@@ -606,8 +616,11 @@ class Resolver:
         out.compressed += rec.compressed
         count = rec.count
         row_slice = array("q", [-1]) * count
-        local_base = len(out.names)
-        out.names.extend(rec.strings)
+        local_base = len(out.name_ends)
+        if len(rec.name_ends):
+            shift = len(out.name_blob)
+            out.name_blob += rec.name_blob
+            out.name_ends.frombytes((np.frombuffer(rec.name_ends, dtype=np.int64) + shift).tobytes())
         empty = -1  # code of the empty name, made when a slice has none
         states = iter(rec.states)
         durations = iter(rec.durations)
@@ -645,7 +658,7 @@ class Resolver:
                     unmatched += 1
                 continue
             if kind == STATE:
-                self._apply(st, next(states))
+                self._apply(st, next(states), local_base)
                 continue
             if kind == INSTANT:
                 instants += 1
@@ -663,8 +676,8 @@ class Resolver:
                 code = local_base + name
             else:
                 if empty < 0:
-                    empty = len(out.names)
-                    out.names.append("")
+                    empty = len(out.name_ends)
+                    out.name_ends.append(len(out.name_blob))
                 code = empty
             key = track if flags & HAS_TRACK else self._track(st, seq)
             index = track_index.get(key)

@@ -18,14 +18,13 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.core.errors import AdvisorError
 from advisor.inputs.text import file_errors
 from advisor.kinds.rbln.adapters.decode import CHUNK_BYTES, Records, Resolved, Resolver, extract
 from advisor.kinds.rbln.adapters.packets import FramingProblem, Splitter
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARALLEL_MIN_BYTES = 8 << 20  # below this a pool costs more to start than it saves
-RANGE_BYTES = 16 << 20  # one worker task
+RANGE_BYTES = 8 << 20  # one worker task
 MAX_WORKERS = 4
 PAGE = mmap.PAGESIZE
 
@@ -186,7 +185,7 @@ def _ranges(source: Path, buf: mmap.mmap | bytes, workers: int, resolver: Resolv
             if release is not None:
                 release(start, end)
             pending.append((pool.submit(_extract_file, str(source), start, end), end))
-            while len(pending) > workers * 2:
+            while len(pending) > workers:  # the rest decode while the oldest is resolved
                 fed(*_result(pending.popleft()))
         while pending:
             fed(*_result(pending.popleft()))
@@ -196,9 +195,3 @@ def _ranges(source: Path, buf: mmap.mmap | bytes, workers: int, resolver: Resolv
 def _result(item: tuple) -> tuple[Records, int]:
     future, end = item
     return future.result(), end
-
-
-def not_a_trace(path: Path, result: ReadResult) -> AdvisorError:
-    """The error for a file that framed as packets but gave nothing usable."""
-    what = result.problem.sentence() if result.problem is not None else "no packet decoded"
-    return AdvisorError(str(path), f"not a Perfetto trace: {what}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -41,25 +42,70 @@ def _codes(values: Any, labels: list[str]) -> Codes:
     return Codes(rank[inverse].astype(np.int32), ordered)
 
 
+def _names(raw: Any, blob: bytearray, ends: array) -> Codes:
+    """Slice names (raw codes into the reader's UTF-8 table, which this consumes) as codes numbered in
+    order of first appearance into one tuple of distinct names. Only the names slices use become text;
+    the table is cut back from its end as they do (it is in raw-code order), and the bookkeeping is
+    int32, so the names' text is about all this adds to memory."""
+    import numpy as np
+
+    n, count = len(raw), len(ends)
+    first = np.full(count, n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+    first[raw[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)  # the last write wins: each code's first slice
+    used = np.flatnonzero(first < n).astype(np.int32)  # raw codes slices use, ascending (= table order)
+    position = np.empty(len(used), dtype=np.int32)  # each one's place in order of first appearance
+    position[np.argsort(first[used], kind="stable")] = np.arange(len(used), dtype=np.int32)
+    del first
+    stops = np.frombuffer(ends, dtype=np.int64)
+    texts: list[str] = [""] * len(used)
+    step = 1 << 16
+    for top in range(len(used), 0, -step):  # from the table's end, cutting it as we go
+        codes = used[max(0, top - step):top]
+        ends_at = stops[codes]
+        starts_at = np.where(codes > 0, stops[np.maximum(codes - 1, 0)], 0)
+        view = memoryview(blob)
+        for i, a, b in zip(position[max(0, top - step):top].tolist(), starts_at.tolist(), ends_at.tolist(),
+                           strict=True):
+            texts[i] = str(view[a:b], "utf-8", "surrogatepass")
+        view.release()
+        del blob[int(starts_at.min()):]
+    del stops
+    merged, distinct = _merge(texts)
+    del texts
+    rank = np.zeros(count, dtype=np.int32)
+    rank[used[np.argsort(position)]] = merged
+    return Codes(rank[raw], distinct)
+
+
 def _merge(texts: list[str]) -> tuple[Any, tuple[str, ...]]:
     """Codes of `texts` with equal texts merged (first appearance first), and the distinct texts. By
-    hash, each group checked for equal text; a dict only when two texts share a hash (no dict of
-    millions of one-off names in the common case)."""
+    hash: all distinct (the common case: a command name carries its sequence number) costs one sort of
+    the hashes; equal hashes are checked for equal text, and a dict is used only on a true collision."""
     import numpy as np
 
     hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
-    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    repeated = np.flatnonzero(first[inverse] != np.arange(len(texts)))
-    if any(texts[i] != texts[first[inverse[i]]] for i in repeated.tolist()):  # a true hash collision
-        seen: dict[str, int] = {}
+    order = np.argsort(hashes, kind="stable")
+    hashes = hashes[order]
+    same = np.flatnonzero(hashes[1:] == hashes[:-1])
+    del hashes
+    if not len(same):
+        return np.arange(len(texts), dtype=np.int32), tuple(texts)
+    # each text points at the first text with its hash: runs of equal hashes in the (stable) sort start
+    # with the one that appeared first
+    index = np.arange(len(texts))
+    starts = np.ones(len(texts), dtype=bool)
+    starts[same + 1] = False
+    head = np.flatnonzero(starts)[np.cumsum(starts) - 1]
+    first = np.empty(len(texts), dtype=np.int64)
+    first[order] = order[head]
+    repeats = np.flatnonzero(first != index)
+    if any(texts[i] != texts[j] for i, j in zip(repeats.tolist(), first[repeats].tolist(), strict=True)):
+        seen: dict[str, int] = {}  # a true hash collision: by text
         codes = np.fromiter((seen.setdefault(t, len(seen)) for t in texts), dtype=np.int32, count=len(texts))
         return codes, tuple(seen)
-    # groups in order of their first text; texts are already in first-appearance order
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(len(first), np.int32)
-    rank[order] = np.arange(len(first), dtype=np.int32)
-    return rank[inverse], tuple(texts[int(i)] for i in first[order])
+    keep = first == index
+    rank = np.cumsum(keep) - 1
+    return rank[first].astype(np.int32), tuple(texts[i] for i in np.flatnonzero(keep).tolist())
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
@@ -136,6 +182,15 @@ def _clock_note(r: Resolved) -> str:
     return f"timestamps on {', '.join(parts)}: converted to ns"
 
 
+def _release_heap() -> None:
+    """Hand the C heap's free pages back to the system (glibc): the reader's arrays were freed there,
+    and Python's objects (the names) live in separately mapped arenas that would not reuse them."""
+    import ctypes
+
+    with suppress(OSError, AttributeError):  # not glibc: nothing to do
+        ctypes.CDLL(None).malloc_trim(0)
+
+
 def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     """The per-slice columns in table order, each made from the reader's arrays and those arrays let go
     of at once (the build holds one extra column at a time, not a second copy of the trace)."""
@@ -160,8 +215,9 @@ def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     for key, values in (("bytes", r.arg_bytes), ("cycles", r.arg_cycles)):
         out[key] = _sums(n, r.arg_slices, values)[order_by]
     r.arg_slices, r.arg_bytes, r.arg_cycles = array("q"), array("d"), array("d")
-    names = _codes(np.frombuffer(r.name, dtype=np.int32), r.names)  # one table of names, shared by the tables
-    r.name, r.names = array("i"), []
+    _release_heap()
+    names = _names(np.frombuffer(r.name, dtype=np.int32), r.name_blob, r.name_ends)  # shared by the tables
+    r.name, r.name_blob, r.name_ends = array("i"), bytearray(), array("q")
     out["name"] = Codes(names.codes[order_by], names.names)
     return out
 

@@ -101,3 +101,10 @@ def test_the_samples_are_claimed():
     if ranks.is_dir():
         assert detect(ranks, b"")
         assert [name for name, _ in members(ranks)] == sorted(p.name for p in ranks.glob("*.pb"))
+
+
+def test_a_trace_with_garbage_after_its_packets_is_claimed(tmp_path, reference_trace):
+    """Read up to the garbage, with a note (not refused as an unknown format)."""
+    path = tmp_path / "damaged.pb"
+    path.write_bytes(reference_trace().bytes() + b"\x0f\xff\x00garbage")
+    assert claims(path)

@@ -407,3 +407,39 @@ def test_random_bytes_never_raise_anything_but_advisor_error(tmp_path, reference
         except AdvisorError:
             continue
         assert profile.trace.extra["quality"].slices == sum(len(t) for t in profile.trace.tables.values())
+
+
+def test_every_encoding_of_the_sample_generator_gives_the_same_tables(tmp_path):
+    """The samples' generator writes one model in each encoding of reference §8.4 (interned or inline
+    names, complete events, defaults, incremental clock, dict or legacy-JSON arguments, old flow fields,
+    compressed_packets, gzip): the tables must not change."""
+    import sys
+
+    from tests_support import SAMPLES
+
+    sys.path.insert(0, str(SAMPLES))
+    try:
+        from make_rbln_samples import ENCODINGS, build_scenario
+    except ImportError:
+        pytest.skip("samples/make_rbln_samples.py has no build_scenario")
+    finally:
+        sys.path.remove(str(SAMPLES))
+    for scenario in ("rebel100",):  # chiplet groups, named tracks under parents, flows
+        reference = None
+        for encoding in ENCODINGS:
+            values = table_values(read(tmp_path, build_scenario(scenario, encoding), f"{scenario}.{encoding}.pb"))
+            if reference is None:
+                reference = values
+            assert nan_equal(values, reference), (scenario, encoding)
+
+
+def test_progress_and_folders(tmp_path, reference_trace):
+    from advisor.kinds.rbln.adapters import reader
+
+    seen: list[str] = []
+    path = reference_trace().write(tmp_path / "t.pb")
+    reader.read(path, 1, seen.append)
+    assert seen and seen[-1] == "reading t.pb: 100%"
+    with pytest.raises(AdvisorError, match="no Perfetto trace"):
+        load(tmp_path, LoadOptions())
+    assert 1 <= reader.default_workers() <= reader.MAX_WORKERS
