@@ -143,7 +143,9 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     cats = categories()
     read = [_part(key, table) for key, table in trace.tables.items()]
     skipped = {p.category: n for p, n in read}
-    s = build([p for p, _ in read])
+    parts = [p for p, _ in read]
+    del read
+    s = build(parts)  # consumes the parts
     cat = {c.key: s.category == i for i, c in enumerate(cats)}
     dev, ne = s.mask(device=True), s.mask(compute=True)
     dma, io, comm = s.mask(dma=True), s.mask(io=True), s.mask(comm=True)

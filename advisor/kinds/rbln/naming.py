@@ -99,22 +99,39 @@ def _ints(values: Sequence[str]) -> Any:
 
 
 def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
+    """Chunk by chunk (a trace can have millions of distinct names): only one chunk's strings exist at a
+    time; what outlives it is numpy and one entry per distinct (workload, layer, unparsed name)."""
     import numpy as np
 
+    from advisor.core.events import chunks
+
     rules = rules or name_rules()
-    cols = _columns(names, rules.pattern)
-    inst, seq = _ints(cols["inst"]), _ints(cols["seq"])
+    n = len(names)
+    inst, seq = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    key = np.empty(n, dtype=np.int64)  # index into keys
+    keys: dict[tuple[str, str, str], int] = {}
+    with_workload = at = 0
+    for chunk in chunks(names):
+        cols = _columns(chunk, rules.pattern)
+        b = at + len(chunk)
+        inst[at:b], seq[at:b] = _ints(cols["inst"]), _ints(cols["seq"])
+        with_workload += sum(1 for w in cols["wl"] if w)
+        key[at:b] = np.fromiter((keys.setdefault(k, len(keys)) for k in zip(cols["wl"], cols["layer"], cols["raw"],
+                                                                             strict=True)),
+                                dtype=np.int64, count=len(chunk))
+        at = b
     parsed = seq >= 0
-    with_workload = sum(1 for w in cols["wl"] if w)
     workload_read = bool(parsed.any()) and with_workload / int(parsed.sum()) >= rules.workload_majority
     layer_codes: dict[str, int] = {}
     if workload_read or not with_workload:
-        texts = [lay if lay else raw for lay, raw in zip(cols["layer"], cols["raw"], strict=True)]
+        texts = [lay if lay else raw for _, lay, raw in keys]
     else:  # a pre-v0.12 layer that itself starts with W<n>_
-        texts = [(f"W{w}_{lay}" if w else lay) if lay else raw
-                 for lay, raw, w in zip(cols["layer"], cols["raw"], cols["wl"], strict=True)]
-    layer = np.fromiter((layer_codes.setdefault(x, len(layer_codes)) for x in texts), dtype=np.int64,
+        texts = [(f"W{w}_{lay}" if w else lay) if lay else raw for w, lay, raw in keys]
+    # keys are in order of first appearance, so the layers are too
+    remap = np.fromiter((layer_codes.setdefault(x, len(layer_codes)) for x in texts), dtype=np.int64,
                         count=len(texts))
+    layer = remap[key] if len(remap) else key
+    del key
     layers = tuple(layer_codes)
     raw = np.zeros(len(layers), dtype=bool)
     raw[layer[~parsed]] = True

@@ -67,7 +67,7 @@ class Slices:
     duration: Any
     category: Any  # index into categories()
     name: Any  # index into names
-    names: tuple[str, ...]
+    names: Sequence[str]  # the reader's table itself when shared (millions of names: not copied)
     track: Any  # index into tracks
     tracks: tuple[tuple[int, str], ...]  # (category, display path)
     device: Any  # index into devices (natural order)
@@ -113,9 +113,9 @@ def _ordered(labels: dict[str, int], key: Any) -> tuple[tuple[str, ...], Any]:
     return tuple(ordered), remap
 
 
-def build(parts: Sequence[Part]) -> Slices:
-    """One table from the categories' parts: global codes (each distinct string coded once), rows sorted
-    by start, units and the unit view."""
+def build(parts: list[Part]) -> Slices:
+    """One table from the categories' parts (the list is emptied: the parts' columns are freed as they are
+    merged): global codes (each distinct string coded once), rows sorted by start, units and the unit view."""
     import numpy as np
 
     index = {c.key: i for i, c in enumerate(categories())}
@@ -135,6 +135,7 @@ def build(parts: Sequence[Part]) -> Slices:
 
     # the reader codes every table's names with one interner: then its codes are global already
     shared = bool(parts) and all(p.names is parts[0].names for p in parts)
+    shared_names = parts[0].names if shared else ()
     for p in parts:
         cat = index.get(p.category, index[OTHER])
         n = len(p.start)
@@ -153,11 +154,19 @@ def build(parts: Sequence[Part]) -> Slices:
     if not parts:
         cols = {k: [np.empty(0, dtype=float if k in ("start", "duration", "bytes", "cycles") else np.int64)]
                 for k in cols}
+    parts.clear()  # the columns lists now hold the only references: each part column dies once merged
     has_ids = all(i is not None for i in cols["ident"])
-    merged = {k: np.concatenate(v) for k, v in cols.items() if k != "ident"}
-    order = np.argsort(merged["start"], kind="stable")
-    merged = {k: v[order] for k, v in merged.items()}
-    ident = np.concatenate(cols["ident"])[order] if has_ids else None
+    # one column at a time (concatenate, reorder, let go): a 3 M-slice trace holds one extra column, not
+    # two more copies of every column
+    order = np.argsort(np.concatenate(cols["start"]), kind="stable")
+
+    def take(key: str) -> Any:
+        merged = np.concatenate(cols.pop(key))
+        return merged[order]
+
+    merged = {k: take(k) for k in list(cols) if k != "ident"}
+    ident = take("ident") if has_ids else None
+    cols.clear()
     device_labels, device_remap = _ordered(devices, natural)
     chiplet_labels, chiplet_remap = _ordered(chiplets, natural)  # "" sorts first: code 0 stays ""
     device = device_remap[merged["device"]] if len(device_remap) else merged["device"]
@@ -169,7 +178,7 @@ def build(parts: Sequence[Part]) -> Slices:
     end_rank[by_end] = np.arange(len(end))
     units, x_row, x_unit = _units(merged["category"], device, chiplet, len(device_labels), len(chiplet_labels))
     return Slices(start=start, end=end, duration=duration, category=merged["category"], name=merged["name"],
-                  names=tuple(parts[0].names) if shared else tuple(names), track=merged["track"],
+                  names=shared_names if shared else tuple(names), track=merged["track"],
                   tracks=tuple(tracks), device=device,
                   devices=device_labels, chiplet=chiplet, chiplets=chiplet_labels, units=units, ident=ident,
                   bytes=merged["bytes"], cycles=merged["cycles"], end_rank=end_rank, ends=end[by_end],

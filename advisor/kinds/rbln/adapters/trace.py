@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Callable, Hashable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.events import Codes, EventTable, EventTrace
+from advisor.core.events import Codes, EventTable, EventTrace, PackedStrings
 from advisor.core.model import Profile, SourceInfo
 from advisor.kinds.rbln.adapters import tracks as track_rules
 from advisor.kinds.rbln.adapters.decode import OPEN, Resolved, flow_edges
@@ -43,76 +44,91 @@ def _codes(values: Any, labels: list[str]) -> Codes:
 
 
 def _names(raw: Any, blob: bytearray, ends: array) -> Codes:
-    """Slice names (raw codes into the reader's UTF-8 table, which this consumes) as codes numbered in
-    order of first appearance into one tuple of distinct names. Only the names slices use become text;
-    the table is cut back from its end as they do (it is in raw-code order), and the bookkeeping is
-    int32, so the names' text is about all this adds to memory."""
+    """Slice names (raw codes into the reader's UTF-8 table) as codes numbered in order of first
+    appearance into a PackedStrings over that same table: no str per name and no copy of the text
+    (a trace can hold millions of distinct names). Equal names get one code, the first one's."""
     import numpy as np
 
     n, count = len(raw), len(ends)
     first = np.full(count, n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
     first[raw[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)  # the last write wins: each code's first slice
-    used = np.flatnonzero(first < n).astype(np.int32)  # raw codes slices use, ascending (= table order)
-    position = np.empty(len(used), dtype=np.int32)  # each one's place in order of first appearance
-    position[np.argsort(first[used], kind="stable")] = np.arange(len(used), dtype=np.int32)
-    del first
+    used = np.flatnonzero(first < n)  # raw codes slices use, ascending (= table order)
+    order = used[np.argsort(first[used], kind="stable")]  # ... in order of first appearance
+    del first, used
     stops = np.frombuffer(ends, dtype=np.int64)
-    texts: list[str] = [""] * len(used)
-    step = 1 << 16
-    for top in range(len(used), 0, -step):  # from the table's end, cutting it as we go
-        codes = used[max(0, top - step):top]
-        ends_at = stops[codes]
-        starts_at = np.where(codes > 0, stops[np.maximum(codes - 1, 0)], 0)
-        view = memoryview(blob)
-        for i, a, b in zip(position[max(0, top - step):top].tolist(), starts_at.tolist(), ends_at.tolist(),
-                           strict=True):
-            texts[i] = str(view[a:b], "utf-8", "surrogatepass")
+    starts = np.concatenate([np.zeros(min(count, 1), np.int64), stops[:-1]])[order]
+    stops = stops[order]
+    view = memoryview(blob)
+    try:
+        def text(i: int) -> bytes:
+            return bytes(view[int(starts[i]):int(stops[i])])
+
+        hashes = np.empty(len(order), dtype=np.int64)
+        step = 1 << 16
+        for a in range(0, len(order), step):  # a chunk of bytes objects at a time
+            b = min(a + step, len(order))
+            hashes[a:b] = [hash(bytes(view[x:y])) for x, y in zip(starts[a:b].tolist(), stops[a:b].tolist(),
+                                                                   strict=True)]
+        same = _first_equal(hashes, text)
+    finally:
         view.release()
-        del blob[int(starts_at.min()):]
-    del stops
-    merged, distinct = _merge(texts)
-    del texts
+    merged, keep = _ranks(same)
     rank = np.zeros(count, dtype=np.int32)
-    rank[used[np.argsort(position)]] = merged
-    return Codes(rank[raw], distinct)
+    rank[order] = merged
+    return Codes(rank[raw], PackedStrings(blob, starts[keep], stops[keep]))
 
 
-def _merge(texts: list[str]) -> tuple[Any, tuple[str, ...]]:
-    """Codes of `texts` with equal texts merged (first appearance first), and the distinct texts. By
-    hash: all distinct (the common case: a command name carries its sequence number) costs one sort of
-    the hashes; equal hashes are checked for equal text, and a dict is used only on a true collision."""
+def _first_equal(hashes: Any, key: Callable[[int], Hashable]) -> Any:
+    """For each item, the index of the first item equal to it (key(i) is its value). By hash: all
+    distinct (the common case: a command name carries its sequence number) costs one sort of the
+    hashes; equal hashes are checked for equal values, and a dict is used only on a true collision."""
     import numpy as np
 
-    hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
+    count = len(hashes)
+    index = np.arange(count)
     order = np.argsort(hashes, kind="stable")
     hashes = hashes[order]
     same = np.flatnonzero(hashes[1:] == hashes[:-1])
     del hashes
     if not len(same):
-        return np.arange(len(texts), dtype=np.int32), tuple(texts)
-    # each text points at the first text with its hash: runs of equal hashes in the (stable) sort start
+        return index
+    # each item points at the first item with its hash: runs of equal hashes in the (stable) sort start
     # with the one that appeared first
-    index = np.arange(len(texts))
-    starts = np.ones(len(texts), dtype=bool)
+    starts = np.ones(count, dtype=bool)
     starts[same + 1] = False
     head = np.flatnonzero(starts)[np.cumsum(starts) - 1]
-    first = np.empty(len(texts), dtype=np.int64)
+    first = np.empty(count, dtype=np.int64)
     first[order] = order[head]
     repeats = np.flatnonzero(first != index)
-    if any(texts[i] != texts[j] for i, j in zip(repeats.tolist(), first[repeats].tolist(), strict=True)):
-        seen: dict[str, int] = {}  # a true hash collision: by text
-        codes = np.fromiter((seen.setdefault(t, len(seen)) for t in texts), dtype=np.int32, count=len(texts))
-        return codes, tuple(seen)
-    keep = first == index
+    if any(key(i) != key(j) for i, j in zip(repeats.tolist(), first[repeats].tolist(), strict=True)):
+        seen: dict[Hashable, int] = {}  # a true hash collision: by value
+        return np.fromiter((seen.setdefault(key(i), i) for i in range(count)), dtype=np.int64, count=count)
+    return first
+
+
+def _ranks(first: Any) -> tuple[Any, Any]:
+    """Codes from `_first_equal` (numbered by first appearance), and the indices of the distinct items."""
+    import numpy as np
+
+    keep = first == np.arange(len(first))
     rank = np.cumsum(keep) - 1
-    return rank[first].astype(np.int32), tuple(texts[i] for i in np.flatnonzero(keep).tolist())
+    return rank[first].astype(np.int32), np.flatnonzero(keep)
+
+
+def _merge(texts: list[str]) -> tuple[Any, tuple[str, ...]]:
+    """Codes of `texts` with equal texts merged (first appearance first), and the distinct texts."""
+    import numpy as np
+
+    hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
+    codes, keep = _ranks(_first_equal(hashes, texts.__getitem__))
+    return codes, tuple(texts[i] for i in keep.tolist())
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
-def _name_format(names: list[str], codes: Any) -> str:
+def _name_format(names: Sequence[str], codes: Any) -> str:
     from advisor.kinds.rbln import KIND
 
     data = KIND.data("names.yaml")
@@ -184,7 +200,7 @@ def _clock_note(r: Resolved) -> str:
 
 def _release_heap() -> None:
     """Hand the C heap's free pages back to the system (glibc): the reader's arrays were freed there,
-    and Python's objects (the names) live in separately mapped arenas that would not reuse them."""
+    and later large allocations would not otherwise reuse them."""
     import ctypes
 
     with suppress(OSError, AttributeError):  # not glibc: nothing to do
