@@ -7,6 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+# Bin edges (bytes) of every kind's DMA transfer-size histogram: powers of two from 512 B to 1 MiB.
+DMA_SIZE_EDGES = (0, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576,
+                  float("inf"))
+
 
 @dataclass(frozen=True)
 class Hotspot:

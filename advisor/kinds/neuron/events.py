@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from advisor.core.events import Codes, EventTable, EventTrace
-from advisor.core.trace import EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
+from advisor.core.trace import DMA_SIZE_EDGES, EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
 from advisor.metrics.intervals import concat, gaps, timeline, union, usable
@@ -17,7 +17,6 @@ from advisor.metrics.intervals import concat, gaps, timeline, union, usable
 NS = 1e-9
 TOP = 10
 TIMELINE_BINS = 60
-SIZE_EDGES = (0, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576, float("inf"))
 UNNAMED = {"", "unknown"}  # DMA `variable` values that name no tensor (dynamic DMA without DGE notifications)
 
 
@@ -187,7 +186,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     span_ns = max(last_end, total_time / NS if total_time else 0.0)
     sizes = dmas.bytes[d_keep]
     known_sizes = sizes[sizes >= 0]
-    counts, _ = np.histogram(known_sizes, bins=np.array(SIZE_EDGES, dtype=float))
+    counts, _ = np.histogram(known_sizes, bins=np.array(DMA_SIZE_EDGES, dtype=float))
     timeline_rows = {e.title: iv for e, iv in engines}
     timeline_rows["DMA transfers" if "DMA" in timeline_rows else "DMA"] = (d_start, d_dur)
     edges, shares = timeline(timeline_rows, span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
@@ -199,7 +198,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         engines=tuple(e for e, _ in engines), busy_union=busy * NS if len(all_start) else None,
         hotspots_hlo=_hotspots(instructions.name, i_dur, i_keep),
         hotspots_nki=_hotspots(instructions.extra["nki"], i_dur, i_keep),
-        dma_size_edges=SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
+        dma_size_edges=DMA_SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
         timeline_edges=tuple(e * NS for e in edges), timeline=shares,
         gaps=tuple(Gap(start * NS, length * NS) for start, length in gaps(merged, span_ns)), warnings=trace.warnings,
         dma_busy=union(d_start, d_dur)[0] * NS if has_dma else None,

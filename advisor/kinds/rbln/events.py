@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.core.events import EventTrace
-from advisor.core.trace import Breakdown, BreakdownColumn, EngineBusy, Gap, TraceSummary
-from advisor.kinds.neuron.events import SIZE_EDGES
+from advisor.core.trace import DMA_SIZE_EDGES, Breakdown, BreakdownColumn, EngineBusy, Gap, TraceSummary
 from advisor.kinds.rbln.critical_path import critical_path
 from advisor.kinds.rbln.devices import device_figures
 from advisor.kinds.rbln.layers import Masks, layer_figures
@@ -267,11 +266,11 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     merged = [(a - dev_start, b - dev_start) for a, b in zip(d_start.tolist(), d_end.tolist(), strict=True)]
     transfer = s.mask(keys=TRANSFERS)
     sizes = s.bytes[transfer][np.isfinite(s.bytes[transfer])]
-    counts_hist, _ = np.histogram(sizes, bins=np.array(SIZE_EDGES, dtype=float))
+    counts_hist, _ = np.histogram(sizes, bins=np.array(DMA_SIZE_EDGES, dtype=float))
     dma_tables = [t for k, t in trace.tables.items() if k in ("neural_dma", "task_dma")]
     summary = TraceSummary(
         instructions=int(ne.sum()), dma_transfers=int(dma.sum()), span=span_ns * NS, engines=tuple(engines),
-        busy_union=m["device_busy"], hotspots_hlo=(), hotspots_nki=(), dma_size_edges=SIZE_EDGES,
+        busy_union=m["device_busy"], hotspots_hlo=(), hotspots_nki=(), dma_size_edges=DMA_SIZE_EDGES,
         dma_size_counts=tuple(int(c) for c in counts_hist), timeline_edges=tuple((e + dev_start) * NS for e in edges),
         timeline=shares, warnings=tuple(trace.warnings),
         gaps=tuple(Gap((a + dev_start) * NS, length * NS) for a, length in gaps(merged, span_ns)),

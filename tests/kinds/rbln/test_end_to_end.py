@@ -162,3 +162,13 @@ def test_a_perfetto_trace_without_rbln_tracks_says_so(tmp_path, capsys):
     code, err, report = _run(tmp_path, capsys, other)
     said = err if code == 2 else report
     assert "RenderThread" in said or "no RBLN" in said
+
+
+def test_the_rbln_users_page_lists_every_rule_of_the_pack():
+    from tests_support import ROOT
+
+    from advisor.packs.load import load_packs
+
+    page = (ROOT / "docs" / "rbln.md").read_text()
+    for rule in load_packs(kind="rbln").rules:
+        assert f"[`{rule.name}`](rules/{rule.name}.md)" in page and rule.id in page
