@@ -23,17 +23,18 @@ def _flow_edges(s: Slices, flows: Any) -> tuple[Any, Any]:
     """Flow edges as (predecessor row, successor row), for ids both ends of which are rows here."""
     import numpy as np
 
-    empty = np.empty(0, dtype=np.int64)
+    empty = np.empty(0, dtype=np.int32)
     if s.ident is None or flows is None or len(flows) != 2 or len(flows[0]) == 0:
         return empty, empty
-    by_id = np.argsort(s.ident, kind="stable")
-    ids = s.ident[by_id]
+    ids = s.ident
+    by_id = np.argsort(ids, kind="stable").astype(np.int32)  # rows (int32 like the table's codes)
 
     def rows_of(values: Any) -> Any:
         values = np.asarray(values, dtype=np.int64)
-        at = np.clip(np.searchsorted(ids, values), 0, max(len(ids) - 1, 0))
-        found = ids[at] == values if len(ids) else np.zeros(len(values), dtype=bool)
-        return np.where(found, by_id[at] if len(ids) else -1, -1)
+        if not len(ids):
+            return np.full(len(values), -1, dtype=np.int32)
+        at = by_id[np.clip(np.searchsorted(ids, values, sorter=by_id), 0, len(ids) - 1)]  # the row of the nearest id
+        return np.where(ids[at] == values, at, -1)
 
     return rows_of(flows[0]), rows_of(flows[1])
 
@@ -42,7 +43,7 @@ def critical_path(s: Slices, nodes: Any, flows: Any) -> CriticalPath | None:
     """`nodes`: mask of the rows that may be on the path; `flows`: (from ids, to ids) or None."""
     import numpy as np
 
-    rows = np.flatnonzero(nodes)
+    rows = np.flatnonzero(nodes).astype(np.int32)  # edges as int32 rows: half the memory of int64
     if len(rows) == 0:
         return None
     # same-track order: each row's predecessor is the previous row on its track (rows are in start order)
@@ -55,19 +56,25 @@ def critical_path(s: Slices, nodes: Any, flows: Any) -> CriticalPath | None:
     ok = (pred >= 0) & (succ >= 0) & (pred < succ)
     ok[ok] = nodes[pred[ok]] & nodes[succ[ok]]
     pred, succ = pred[ok], succ[ok]
-    best = np.full(len(s), -1, dtype=np.int64)
+    best = np.full(len(s), -1, dtype=np.int32)
     if len(pred):
-        order = np.lexsort((s.end[pred], succ))  # per successor, the latest-ending predecessor last
-        last = np.append(succ[order][1:] != succ[order][:-1], True)
-        best[succ[order][last]] = pred[order][last]
-    links = best.tolist()
-    v = int(rows[np.argmax(s.end[rows])])
-    path = [v]
-    while links[v] >= 0:
+        order = np.lexsort((s.end(pred), succ))  # per successor, the latest-ending predecessor last
+        pred, succ = pred[order], succ[order]
+        del order
+        last = np.append(succ[1:] != succ[:-1], True)
+        best[succ[last]] = pred[last]
+    del pred, succ
+    links = memoryview(best)  # item access gives Python ints, without a list of every row
+    v = int(rows[np.argmax(s.end(rows))])
+    path = np.empty(len(rows), dtype=np.int64)  # each node at most once: a predecessor is an earlier row
+    k = 0
+    while v >= 0:
+        path[k] = v
+        k += 1
         v = links[v]
-        path.append(v)
-    chain = np.array(path[::-1], dtype=np.int64)
-    start, end = s.start[chain], s.end[chain]
+    chain = path[:k][::-1].copy()
+    del path
+    start, end = s.start[chain], s.end(chain)
     # where the path moves on after each row: the next rows' earliest start (the last row: its end)
     after = np.minimum.accumulate(np.append(start[1:], end[-1])[::-1])[::-1]
     time = np.clip(np.minimum(end, after) - start, 0, None)

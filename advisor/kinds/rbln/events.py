@@ -7,6 +7,7 @@ Unavailable figures are None, never 0."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from advisor.core.events import EventTrace
@@ -38,6 +39,22 @@ PATH_COLUMNS = (
     BreakdownColumn("commands", "Commands", "count"),
 )
 WAITING = "waiting between commands"
+
+
+class _ByCategory(Mapping[str, Any]):
+    """Each category's row mask, made when asked for (not kept: a mask per category is a column's worth)."""
+
+    def __init__(self, s: Slices) -> None:
+        self._s, self._index = s, {c.key: i for i, c in enumerate(categories())}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._s.category == self._index[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
 
 
 def _part(key: str, table: Any) -> tuple[Part, int]:
@@ -86,9 +103,8 @@ def _host_split(s: Slices, host: Any, dev: Any, seq_starts: Any, seq_ends: Any) 
                                                   "host_between_sequences_time"))
     if not host.any():
         return out
-    zero = np.zeros(len(s), dtype=np.int64)
-    h_start, h_end, _ = grouped_segments(s, np.flatnonzero(host), zero[host])
-    d_start, d_end, _ = grouped_segments(s, np.flatnonzero(dev), zero[dev])
+    h_start, h_end, _ = _merged(s, host)
+    d_start, d_end, _ = _merged(s, dev)
     q_start, q_end = segments(seq_starts, seq_ends - seq_starts)
     edges = np.unique(np.concatenate([h_start, h_end, d_start, d_end, q_start, q_end]))
     left, width = edges[:-1], np.diff(edges)
@@ -101,7 +117,15 @@ def _host_split(s: Slices, host: Any, dev: Any, seq_starts: Any, seq_ends: Any) 
     return out
 
 
-def _quality(trace: EventTrace, s: Slices, cat: dict[str, Any], parsed: Any) -> dict[str, float | None]:
+def _merged(s: Slices, mask: Any) -> tuple[Any, Any, Any]:
+    """The merged segments of the masked rows, all in one group."""
+    import numpy as np
+
+    rows = np.flatnonzero(mask)
+    return grouped_segments(s, rows, np.zeros(len(rows), dtype=np.int64))
+
+
+def _quality(trace: EventTrace, s: Slices, cat: Mapping[str, Any], parsed: Any) -> dict[str, float | None]:
     """M27 from the reader's counts (read by attribute: the reader's type is not imported here)."""
     q = trace.extra.get("quality")
     begins, ends = getattr(q, "unclosed_begins", None), getattr(q, "unmatched_ends", None)
@@ -145,7 +169,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     parts = [p for p, _ in read]
     del read
     s = build(parts)  # consumes the parts
-    cat = {c.key: s.category == i for i, c in enumerate(cats)}
+    cat = _ByCategory(s)
     dev, ne = s.mask(device=True), s.mask(compute=True)
     dma, io, comm = s.mask(dma=True), s.mask(io=True), s.mask(comm=True)
     host = cat.get("host", np.zeros(len(s), dtype=bool))
@@ -155,10 +179,9 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     # spans and idle time
     has_dev = bool(dev.any())
     dev_start = float(s.start[dev].min()) if has_dev else 0.0
-    dev_end = float(s.end[dev].max()) if has_dev else 0.0
+    dev_end = float(s.end(dev).max()) if has_dev else 0.0
     span_ns = dev_end - dev_start
-    zero = np.zeros(len(s), dtype=np.int64)
-    d_start, d_end, _ = grouped_segments(s, np.flatnonzero(dev), zero[dev])
+    d_start, d_end, _ = _merged(s, dev)
     holes = d_start[1:] - d_end[:-1]
     device_busy = _mean_ns(s, dev)
     m["device_span"] = span_ns * NS if has_dev else None
@@ -174,12 +197,15 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     # bandwidth and concurrency divide by the busy time of each track group (device, or device and chiplet)
     # once: the unit view would count a device-level track once per chiplet
     scopes = len(s.devices) * len(s.chiplets)
-    scope_sum = union(s, np.arange(len(s)), s.category * scopes + s.device * len(s.chiplets) + s.chiplet,
+    scope = s.category.astype(np.int64) * scopes
+    scope += np.multiply(s.device, len(s.chiplets), dtype=np.int64)
+    scope += s.chiplet
+    scope_sum = union(s, np.arange(len(s), dtype=np.int32), scope,
                       len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
-    host_rows = np.flatnonzero(host)
-    h_start, h_end, _ = grouped_segments(s, host_rows, zero[host_rows])
+    del scope
+    h_start, h_end, _ = _merged(s, host)
     host_union = float((h_end - h_start).sum())
-    file_span = float(s.end.max() - s.start.min()) if len(s) else 0.0
+    file_span = float(s.last_end() - s.start.min()) if len(s) else 0.0
     run_ns = total_time / NS if total_time else file_span
     table_rows, engines = [], []
     for i, c in enumerate(cats):
@@ -276,7 +302,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         gaps=tuple(Gap((a + dev_start) * NS, length * NS) for a, length in gaps(merged, span_ns)),
         dma_busy=m["dma_busy"], compute_busy=_s(ne_busy), dma_exposed=m["dma_only_time"],
         skipped_instructions=skipped.get("neural_engine", 0), skipped_dma=sum(len(t.start) for t in dma_tables)
-        - int(dma.sum()), last_event_end=float(s.end.max()) * NS if len(s) else None,
+        - int(dma.sum()), last_event_end=s.last_end() * NS if len(s) else None,
         breakdowns=tuple(b for b in (categories_table, layers, seqs.breakdown, devices, path_table) if b is not None),
     )
     return summary, m

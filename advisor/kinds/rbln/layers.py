@@ -9,7 +9,7 @@ from typing import Any
 
 from advisor.core.trace import Breakdown, BreakdownColumn
 from advisor.kinds.rbln.naming import NameRules, ParsedNames
-from advisor.kinds.rbln.slices import Slices, per_unit, per_unit_groups
+from advisor.kinds.rbln.slices import Slices, per_unit, per_unit_groups, unit_view
 
 NS = 1e-9
 COLUMNS = (
@@ -49,11 +49,12 @@ def _repeated(s: Slices, pn: ParsedNames, layer: Any, ne: Any) -> Any:
     unit): another layer's command comes between their commands."""
     import numpy as np
 
-    keep = (ne & pn.parsed[s.name])[s.x_row]
-    rows, unit = s.x_row[keep], s.x_unit[keep]
+    rows, unit = unit_view(s, ne & pn.parsed[s.name])
     if len(rows) == 0:
         return np.zeros(len(pn.layers), dtype=bool)
-    seq = pn.seq[s.name[rows]] * (int(pn.inst.max()) + 2) + pn.inst[s.name[rows]] + 1
+    names = s.name[rows]
+    seq = pn.seq[names].astype(np.int64) * (int(pn.inst.max()) + 2) + pn.inst[names] + 1
+    del names
     order = np.lexsort((rows, seq, unit))
     rows, unit, seq = rows[order], unit[order], seq[order]
     lay = layer[rows]

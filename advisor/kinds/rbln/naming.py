@@ -55,9 +55,9 @@ class ParsedNames:
     """Per distinct name (index = the slices' name code), and per distinct layer."""
 
     parsed: Any  # bool: the name follows the convention
-    inst: Any  # int64 instance (i<n>_), -1 without
-    seq: Any  # int64 sequence index, -1 for an unparsed name
-    layer: Any  # int64 index into layers
+    inst: Any  # instance (i<n>_), -1 without; int32 when every value fits, else int64
+    seq: Any  # sequence index, -1 for an unparsed name; int32 when every value fits, else int64
+    layer: Any  # int32 index into layers
     layers: tuple[str, ...]  # layer keys: the layer text (fused groups whole), or an unparsed name itself
     weight: Any  # bool per layer: a weight family (its Neural DMA traffic streams weights)
     unattributable: Any  # bool per layer: unparsed, or an inline operation without a module path
@@ -98,6 +98,15 @@ def _ints(values: Sequence[str]) -> Any:
                        count=len(values))
 
 
+def _narrowed(values: Any) -> Any:
+    """int64 values as int32 when they all fit (users widen before arithmetic)."""
+    import numpy as np
+
+    if len(values) and int(values.min()) >= -2**31 and int(values.max()) < 2**31:
+        return values.astype(np.int32)
+    return values
+
+
 def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     """Chunk by chunk (a trace can have millions of distinct names): only one chunk's strings exist at a
     time; what outlives it is numpy and one entry per distinct (workload, layer, unparsed name)."""
@@ -108,7 +117,7 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     rules = rules or name_rules()
     n = len(names)
     inst, seq = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    key = np.empty(n, dtype=np.int64)  # index into keys
+    key = np.empty(n, dtype=np.int32)  # index into keys
     keys: dict[tuple[str, str, str], int] = {}
     with_workload = at = 0
     for chunk in chunks(names):
@@ -118,8 +127,9 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
         with_workload += sum(1 for w in cols["wl"] if w)
         key[at:b] = np.fromiter((keys.setdefault(k, len(keys)) for k in zip(cols["wl"], cols["layer"], cols["raw"],
                                                                              strict=True)),
-                                dtype=np.int64, count=len(chunk))
+                                dtype=np.int32, count=len(chunk))
         at = b
+    inst, seq = _narrowed(inst), _narrowed(seq)
     parsed = seq >= 0
     workload_read = bool(parsed.any()) and with_workload / int(parsed.sum()) >= rules.workload_majority
     layer_codes: dict[str, int] = {}
@@ -128,7 +138,7 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     else:  # a pre-v0.12 layer that itself starts with W<n>_
         texts = [(f"W{w}_{lay}" if w else lay) if lay else raw for w, lay, raw in keys]
     # keys are in order of first appearance, so the layers are too
-    remap = np.fromiter((layer_codes.setdefault(x, len(layer_codes)) for x in texts), dtype=np.int64,
+    remap = np.fromiter((layer_codes.setdefault(x, len(layer_codes)) for x in texts), dtype=np.int32,
                         count=len(texts))
     layer = remap[key] if len(remap) else key
     del key

@@ -10,7 +10,7 @@ from typing import Any
 
 from advisor.core.trace import Breakdown, BreakdownColumn
 from advisor.kinds.rbln.naming import ParsedNames
-from advisor.kinds.rbln.slices import Slices, per_unit_groups, segments
+from advisor.kinds.rbln.slices import Slices, per_unit_groups, segments, unit_view
 
 NS = 1e-9
 COLUMNS = (
@@ -44,6 +44,23 @@ def _first(values: Any, group: Any, groups: int, pick: Any) -> Any:
     return out
 
 
+def _pairs(inst: Any, seq: Any) -> tuple[Any, Any, Any]:
+    """np.unique of the (inst, seq) rows (axis 0, with first indices and inverse), through one int64 key
+    in the same order when the ranges allow it (seq is never negative here): far less memory."""
+    import numpy as np
+
+    lo, width = int(inst.min()), int(seq.max()) + 1
+    if (int(inst.max()) - lo + 1) * width >= 2**62:
+        uniq, first_row, inverse = np.unique(np.column_stack([inst, seq]), axis=0, return_index=True,
+                                             return_inverse=True)
+        return uniq, first_row, inverse.ravel()
+    key = (inst.astype(np.int64) - lo) * width
+    key += seq
+    del inst, seq
+    found, first_row, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return np.column_stack([found // width + lo, found % width]), first_row, inverse.ravel()
+
+
 def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, device_end: float,
                      max_rows: int) -> Sequences:
     import numpy as np
@@ -52,19 +69,16 @@ def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, dev
     rows = np.flatnonzero(dev & pn.parsed[s.name])
     if len(rows) == 0:
         return Sequences(out, None, np.empty(0), np.empty(0))
-    inst, seq = pn.inst[s.name[rows]], pn.seq[s.name[rows]]
-    keys = np.column_stack([inst, seq])
-    uniq, first_row, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
+    uniq, first_row, inverse = _pairs(pn.inst[s.name[rows]], pn.seq[s.name[rows]])
     by_time = np.argsort(s.start[rows[first_row]], kind="stable")  # chronological sequence numbers
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[by_time] = np.arange(len(uniq))
-    seq_of = np.full(len(s), -1, dtype=np.int64)
+    seq_of = np.full(len(s), -1, dtype=np.int32)
     seq_of[rows] = rank[inverse]
     n = len(uniq)
     uniq = uniq[by_time]
     starts = s.start[rows[first_row]][by_time]
-    ends = _first(s.end[rows], seq_of[rows], n, np.maximum)
+    ends = _first(s.end(rows), seq_of[rows], n, np.maximum)
     spans = ends - starts
     in_seq = seq_of >= 0
     units = len(s.units)
@@ -83,9 +97,9 @@ def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, dev
     ne_rows, io_rows = np.flatnonzero(ne & in_seq), np.flatnonzero(io & in_seq)
     if len(ne_rows) and len(io_rows):
         ne_first = _first(s.start[ne_rows], seq_of[ne_rows], n, np.minimum)
-        ne_last = _first(s.end[ne_rows], seq_of[ne_rows], n, np.maximum)
+        ne_last = _first(s.end(ne_rows), seq_of[ne_rows], n, np.maximum)
         io_first = _first(s.start[io_rows], seq_of[io_rows], n, np.minimum)
-        io_last = _first(s.end[io_rows], seq_of[io_rows], n, np.maximum)
+        io_last = _first(s.end(io_rows), seq_of[io_rows], n, np.maximum)
         lead, tail = ne_first - io_first, io_last - ne_last  # NaN where a sequence lacks one of them
         out["first_command_barrier_time"] = float(np.nansum(np.where(lead > 0, lead, 0.0))) * NS
         out["output_tail_time"] = float(np.nansum(np.where(tail > 0, tail, 0.0))) * NS
@@ -94,8 +108,7 @@ def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, dev
         out["warmup_span"] = float(spans[0]) * NS
         out["after_warmup_span"] = max(device_end - warm_end, 0.0) * NS
         if io.any() and units:
-            keep = io[s.x_row]
-            a, b, _ = segments(s, s.x_row[keep], s.x_unit[keep])
+            a, b, _ = segments(s, *unit_view(s, io))
             out["external_hdma_after_warmup_time"] = float(np.clip(b - np.maximum(a, warm_end), 0, None).sum()) \
                 / units * NS
 

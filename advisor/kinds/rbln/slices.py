@@ -63,10 +63,9 @@ class Part:
 @dataclass(frozen=True)
 class Slices:
     start: Any  # float64 ns, ascending
-    end: Any
     duration: Any
-    category: Any  # index into categories()
-    name: Any  # index into names
+    category: Any  # index into categories(); codes (category, track, device, chiplet: as narrow as they fit)
+    name: Any  # int32 index into names
     names: Sequence[str]  # the reader's table itself when shared (millions of names: not copied)
     track: Any  # index into tracks
     tracks: tuple[tuple[int, str], ...]  # (category, display path)
@@ -75,18 +74,27 @@ class Slices:
     chiplet: Any  # index into chiplets; 0 is "" (no chiplet group)
     chiplets: tuple[str, ...]
     units: tuple[tuple[int, int], ...]  # (device, chiplet): a device, or one of its chiplets
-    ident: Any  # int64 slice ids (flows refer to them), or None
+    ident: Any  # slice ids (flows refer to them; int32 when they fit), or None
     bytes: Any
     cycles: Any
-    end_rank: Any  # each row's rank by end (ends[end_rank] == end)
-    ends: Any  # ends sorted ascending
+    end_rank: Any  # int32: each row's rank by end (ends[end_rank] == start + duration)
+    ends: Any  # ends sorted ascending (the rows' ends are not kept a second time: see end())
     # The unit view: rows repeated so that a device-level slice (no chiplet group, e.g. CCL Workload on a
-    # chiplet device) counts in every chiplet unit of its device; ascending in row (so in start).
+    # chiplet device) counts in every chiplet unit of its device; ascending in row (so in start). When each
+    # row is in exactly one unit (no chiplets), x_row is None and x_unit is per row (see unit_view).
     x_row: Any
     x_unit: Any
 
     def __len__(self) -> int:
         return len(self.start)
+
+    def end(self, rows: Any = None) -> Any:
+        """The ends (start + duration, bit for bit) of the rows (indices or a mask), or of all rows."""
+        return self.ends[self.end_rank if rows is None else self.end_rank[rows]]
+
+    def last_end(self) -> float:
+        """The latest end (the table must not be empty)."""
+        return float(self.ends[-1])
 
     def mask(self, keys: Sequence[str] | None = None, **flags: bool) -> Any:
         """Rows of the categories named, or whose flags (device=True, compute=True…) all hold."""
@@ -100,7 +108,7 @@ class Slices:
 def _codes(values: Sequence[str], labels: dict[str, int]) -> Any:
     import numpy as np
 
-    return np.fromiter((labels.setdefault(v, len(labels)) for v in values), dtype=np.int64, count=len(values))
+    return np.fromiter((labels.setdefault(v, len(labels)) for v in values), dtype=np.int32, count=len(values))
 
 
 def _ordered(labels: dict[str, int], key: Any) -> tuple[tuple[str, ...], Any]:
@@ -108,9 +116,25 @@ def _ordered(labels: dict[str, int], key: Any) -> tuple[tuple[str, ...], Any]:
     import numpy as np
 
     ordered = sorted(labels, key=key)
-    remap = np.empty(len(labels), dtype=np.int64)
+    remap = np.empty(len(labels), dtype=np.int32)
     remap[[labels[v] for v in ordered]] = np.arange(len(ordered))
     return tuple(ordered), remap
+
+
+def _narrow(codes: Any, count: int) -> Any:
+    """Codes in the smallest signed integer type that holds `count` values (callers widen before arithmetic)."""
+    import numpy as np
+
+    return codes.astype(np.int8 if count < 2**7 else np.int16 if count < 2**15 else np.int32, copy=False)
+
+
+def _ids(ident: Any) -> Any:
+    """Slice ids as int32 when they all fit (flows still compare them exactly), else int64."""
+    import numpy as np
+
+    if len(ident) and int(ident.min()) >= -2**31 and int(ident.max()) < 2**31:
+        return ident.astype(np.int32)
+    return ident
 
 
 def build(parts: list[Part]) -> Slices:
@@ -141,9 +165,9 @@ def build(parts: list[Part]) -> Slices:
         n = len(p.start)
         cols["start"].append(np.asarray(p.start, dtype=float))
         cols["duration"].append(np.asarray(p.duration, dtype=float))
-        cols["category"].append(np.full(n, cat, dtype=np.int64))
-        cols["name"].append(np.asarray(p.name, dtype=np.int64) if shared else remap(p.names, names, "name")[p.name])
-        track_codes = np.fromiter((tracks.setdefault((cat, t), len(tracks)) for t in p.tracks), dtype=np.int64,
+        cols["category"].append(np.full(n, cat, dtype=np.int32))
+        cols["name"].append(np.asarray(p.name, dtype=np.int32) if shared else remap(p.names, names, "name")[p.name])
+        track_codes = np.fromiter((tracks.setdefault((cat, t), len(tracks)) for t in p.tracks), dtype=np.int32,
                                   count=len(p.tracks))
         cols["track"].append(track_codes[p.track])
         cols["device"].append(remap(p.devices, devices, "device")[p.device])
@@ -152,7 +176,8 @@ def build(parts: list[Part]) -> Slices:
         for key, values in (("bytes", p.bytes), ("cycles", p.cycles)):
             cols[key].append(np.full(n, np.nan) if values is None else np.asarray(values, dtype=float))
     if not parts:
-        cols = {k: [np.empty(0, dtype=float if k in ("start", "duration", "bytes", "cycles") else np.int64)]
+        cols = {k: [np.empty(0, dtype=float if k in ("start", "duration", "bytes", "cycles")
+                             else np.int64 if k == "ident" else np.int32)]
                 for k in cols}
     parts.clear()  # the columns lists now hold the only references: each part column dies once merged
     has_ids = all(i is not None for i in cols["ident"])
@@ -165,23 +190,29 @@ def build(parts: list[Part]) -> Slices:
         return merged[order]
 
     merged = {k: take(k) for k in list(cols) if k != "ident"}
-    ident = take("ident") if has_ids else None
+    ident = _ids(take("ident")) if has_ids else None
     cols.clear()
     device_labels, device_remap = _ordered(devices, natural)
     chiplet_labels, chiplet_remap = _ordered(chiplets, natural)  # "" sorts first: code 0 stays ""
-    device = device_remap[merged["device"]] if len(device_remap) else merged["device"]
-    chiplet = chiplet_remap[merged["chiplet"]]
+    device = _narrow(device_remap[merged.pop("device")] if len(device_remap) else merged.pop("device"),
+                     len(device_labels))
+    chiplet = _narrow(chiplet_remap[merged.pop("chiplet")], len(chiplet_labels))
+    category = _narrow(merged.pop("category"), len(categories()))
+    track = _narrow(merged.pop("track"), len(tracks))
     start, duration = merged["start"], merged["duration"]
     end = start + duration
     by_end = np.argsort(end, kind="stable")
-    end_rank = np.empty(len(end), dtype=np.int64)
-    end_rank[by_end] = np.arange(len(end))
-    units, x_row, x_unit = _units(merged["category"], device, chiplet, len(device_labels), len(chiplet_labels))
-    return Slices(start=start, end=end, duration=duration, category=merged["category"], name=merged["name"],
-                  names=shared_names if shared else tuple(names), track=merged["track"],
+    ends = end[by_end]
+    del end
+    end_rank = np.empty(len(by_end), dtype=np.int32)
+    end_rank[by_end] = np.arange(len(by_end), dtype=np.int32)
+    del by_end
+    units, x_row, x_unit = _units(category, device, chiplet, len(device_labels), len(chiplet_labels))
+    return Slices(start=start, duration=duration, category=category, name=merged["name"],
+                  names=shared_names if shared else tuple(names), track=track,
                   tracks=tuple(tracks), device=device,
                   devices=device_labels, chiplet=chiplet, chiplets=chiplet_labels, units=units, ident=ident,
-                  bytes=merged["bytes"], cycles=merged["cycles"], end_rank=end_rank, ends=end[by_end],
+                  bytes=merged["bytes"], cycles=merged["cycles"], end_rank=end_rank, ends=ends,
                   x_row=x_row, x_unit=x_unit)
 
 
@@ -197,19 +228,37 @@ def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets:
     has_chiplets = present[:, 1:].any(axis=1)
     present[has_chiplets, 0] = False  # a chiplet device's own tracks count in its chiplets
     dev_idx, chip_idx = np.nonzero(present)  # row-major: by device, then chiplet (both natural order)
-    unit_of = np.full(present.shape, -1, dtype=np.int64)
+    small = np.int8 if len(dev_idx) < 2**7 else np.int16 if len(dev_idx) < 2**15 else np.int32
+    unit_of = np.full(present.shape, -1, dtype=small)
     unit_of[dev_idx, chip_idx] = np.arange(len(dev_idx))
+    units = tuple(zip(dev_idx.tolist(), chip_idx.tolist(), strict=True))
+    del rows
+    if not has_chiplets.any():  # no row is spread: the view is the rows themselves when each has a unit
+        unit_row = unit_of[device, chiplet]
+        if (unit_row >= 0).all():
+            return units, None, unit_row
+        del unit_row
     per_device = np.bincount(dev_idx, minlength=present.shape[0])
     first_unit = np.concatenate([[0], np.cumsum(per_device)[:-1]])
-    all_rows = np.arange(len(category))
+    all_rows = np.arange(len(category), dtype=np.int32)
     spread = (chiplet == 0) & has_chiplets[device] if len(category) else np.zeros(0, dtype=bool)
     counts = np.where(spread, per_device[device], (unit_of[device, chiplet] >= 0).astype(np.int64)) \
         if len(category) else np.zeros(0, dtype=np.int64)
     x_row = np.repeat(all_rows, counts)
     offsets = np.arange(len(x_row)) - np.repeat(np.cumsum(counts) - counts, counts)
-    x_unit = np.where(spread[x_row], first_unit[device[x_row]] + offsets, unit_of[device[x_row], chiplet[x_row]])
-    units = tuple(zip(dev_idx.tolist(), chip_idx.tolist(), strict=True))
+    x_unit = np.where(spread[x_row], first_unit[device[x_row]] + offsets,
+                      unit_of[device[x_row], chiplet[x_row]]).astype(small)
     return units, x_row, x_unit
+
+
+def unit_view(s: Slices, mask: Any) -> tuple[Any, Any]:
+    """The unit view's entries of the masked rows: (rows ascending, their units)."""
+    import numpy as np
+
+    if s.x_row is None:
+        return np.flatnonzero(mask).astype(np.int32), s.x_unit[mask]
+    keep = mask[s.x_row]
+    return s.x_row[keep], s.x_unit[keep]
 
 
 def segments(s: Slices, rows: Any, group: Any) -> tuple[Any, Any, Any]:
@@ -220,17 +269,28 @@ def segments(s: Slices, rows: Any, group: Any) -> tuple[Any, Any, Any]:
 
     if len(rows) == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
-    order = np.argsort(group, kind="stable")
-    r, g = rows[order], np.asarray(group, dtype=np.int64)[order]
-    n = len(s.ends)
-    run = np.maximum.accumulate(g * n + s.end_rank[r]) - g * n
+    group = np.asarray(group)
+    if group.min() == group.max():  # one group (a single unit, a device): already in order, no offsets
+        r, g = rows, np.full(len(rows), group[0], dtype=np.int64)
+        run = np.maximum.accumulate(s.end_rank[r])
+    else:
+        order = np.argsort(group, kind="stable")
+        r, g = rows[order], group[order].astype(np.int64, copy=False)
+        del order
+        n = len(s.ends)
+        run = g * n
+        run += s.end_rank[r]
+        np.maximum.accumulate(run, out=run)  # groups ascending: a group's running max never reaches the next
+        run %= n  # back to the rank (the group's offset g * n is a multiple of n)
     run_end = s.ends[run]
+    del run
     st = s.start[r]
-    new = np.empty(len(r), dtype=bool)
+    del r
+    new = np.empty(len(st), dtype=bool)
     new[0] = True
     new[1:] = (g[1:] != g[:-1]) | (st[1:] > run_end[:-1])
     first = np.flatnonzero(new)
-    last = np.append(first[1:] - 1, len(r) - 1)
+    last = np.append(first[1:] - 1, len(st) - 1)
     return st[first], run_end[last], g[first]
 
 
@@ -244,16 +304,20 @@ def union(s: Slices, rows: Any, group: Any, groups: int) -> Any:
 
 def per_unit(s: Slices, mask: Any) -> Any:
     """The union of the masked rows in each unit (ns)."""
-    keep = mask[s.x_row]
-    return union(s, s.x_row[keep], s.x_unit[keep], len(s.units))
+    rows, unit = unit_view(s, mask)
+    return union(s, rows, unit, len(s.units))
 
 
 def per_unit_groups(s: Slices, mask: Any, group: Any, groups: int) -> Any:
     """The union of the masked rows per (group, unit), as an array groups × units (ns). `group` is per row."""
+    import numpy as np
+
     units = len(s.units)
-    keep = mask[s.x_row]
-    rows = s.x_row[keep]
-    flat = union(s, rows, group[rows] * units + s.x_unit[keep], groups * units)
+    rows, unit = unit_view(s, mask)
+    key = group[rows].astype(np.int64)
+    key *= units
+    key += unit
+    flat = union(s, rows, key, groups * units)
     return flat.reshape(groups, units)
 
 

@@ -345,3 +345,53 @@ def test_a_name_holding_a_newline_is_parsed_one_by_one():
     parsed = parse(("0_a_0", "1_b\nc_2", "plain"))
     assert parsed.seq.tolist() == [0, -1, -1] and parsed.layers == ("a", "1_b\nc_2", "plain")
     assert parse(()).layers == ()
+
+
+@pytest.mark.parametrize("offset", [2**32, -2**40])
+def test_critical_path_matches_ids_beyond_32_bits_exactly(offset):
+    # the ids of the flow test moved past int32, with a decoy whose id agrees in its low 32 bits only
+    base = [S("external_hdma", 0, 5), S("task_dma", 6, 4, track="rbln0 / Task DMA 0"),
+            S("neural_engine", 12, 8), S("task_dma", 8, 8, track="rbln0 / Task DMA 1"),
+            S("neural_engine", 22, 8), S("external_hdma", 31, 4), S("neural_dma", 0, 34), S("host", 40, 10)]
+    flows = [(0, 1), (1, 2), (3, 2), (4, 5)]
+    _, expected = run(base, flows=flows)
+    moved = [S(sl.category, sl.start, sl.duration, track=sl.track, id=i + offset) for i, sl in enumerate(base)]
+    moved.append(S("task_dma", 9, 10, track="rbln0 / Task DMA 2", id=2))  # would win as 2's predecessor
+    _, m = run(moved, flows=[(a + offset, b + offset) for a, b in flows] + [(2 + 2**32 * 3, 2 + offset)])
+    for key in ("critical_path_nodes", "critical_path_time", "critical_path_wait"):
+        assert m[key] == expected[key]
+
+
+def test_unions_per_unit_and_group_match_a_plain_reference():
+    from advisor.kinds.rbln.slices import Part, build, per_unit_groups, union
+
+    rng = np.random.default_rng(7)
+    n = 400
+    start = np.round(rng.uniform(0, 1000, n))
+    duration = np.round(rng.uniform(0, 60, n))
+    chiplet = rng.integers(0, 3, n)  # 0: a device-level track, counted in each of the device's chiplets
+    device = rng.integers(0, 2, n)
+    part = Part("neural_engine", start, duration, np.zeros(n, dtype=np.int32), ("x",), np.zeros(n, dtype=np.int32),
+                ("t",), device, ("rbln0", "rbln1"), chiplet, ("", "Chiplet 1", "Chiplet 2"), None,
+                np.full(n, np.nan), np.full(n, np.nan))
+    s = build([part])
+    order = np.argsort(start, kind="stable")
+    assert np.array_equal(s.end(), (start + duration)[order]) and s.last_end() == float((start + duration).max())
+    group = rng.integers(0, 4, n)
+    mask = rng.random(n) < 0.7
+
+    def covered(rows):  # union length of the rows' intervals, by brute force
+        spans = sorted((float(s.start[r]), float(s.end([r])[0])) for r in rows)
+        total, at = 0.0, -np.inf
+        for a, b in spans:
+            total += max(0.0, b - max(a, at))
+            at = max(at, b)
+        return total
+
+    got = per_unit_groups(s, mask, group, 4)
+    for u, (d, c) in enumerate(s.units):
+        in_unit = (s.device == d) & ((s.chiplet == c) | (s.chiplet == 0))
+        for g in range(4):
+            assert got[g, u] == pytest.approx(covered(np.flatnonzero(mask & in_unit & (group == g))))
+    rows = np.flatnonzero(mask)
+    assert union(s, rows, np.zeros(len(rows), dtype=np.int8), 1)[0] == pytest.approx(covered(rows))

@@ -482,9 +482,8 @@ class Resolved:
     end: array = field(default_factory=lambda: array("q"))  # OPEN when never closed
     track: array = field(default_factory=lambda: array("i"))  # index into track_keys
     name: array = field(default_factory=lambda: array("i"))  # code into names
-    arg_slices: array = field(default_factory=lambda: array("q"))
-    arg_bytes: array = field(default_factory=lambda: array("d"))
-    arg_cycles: array = field(default_factory=lambda: array("d"))
+    bytes: array = field(default_factory=lambda: array("d"))  # transfer bytes; NaN where the slice names none
+    cycles: array = field(default_factory=lambda: array("d"))  # compute cycles; NaN likewise
     flow_slices: array = field(default_factory=lambda: array("q"))
     flow_ids: array = field(default_factory=lambda: array("Q"))
     flow_ends: array = field(default_factory=lambda: array("B"))
@@ -628,6 +627,7 @@ class Resolver:
         deferred_sums: list[tuple[int, float | None, float | None]] = []
         starts, ends, tracks, names = out.start, out.end, out.track, out.name
         start_append, end_append, track_append, name_append = starts.append, ends.append, tracks.append, names.append
+        first_slice = len(starts)
         stacks, track_index = self.stacks, self.track_index
         sequence = self._sequence
         time = self._time
@@ -713,19 +713,30 @@ class Resolver:
         out.unmatched_ends += unmatched
         out.dropped += dropped
         out.instants += instants
-        # side columns, by the slice their row became
+        # side columns, by the slice their row became: a slice's arguments come from its own row only, so
+        # each is written once (0.0 + value: the sum of the one value, as a -0.0 comes out of a sum)
         slices = np.frombuffer(row_slice, dtype=np.int64) if count else np.zeros(0, np.int64)
-        if len(rec.arg_rows):
-            at = slices[np.frombuffer(rec.arg_rows, dtype=np.uint64).astype(np.int64)]
-            keep = at >= 0
-            out.arg_slices.extend(at[keep].tolist())
-            out.arg_bytes.extend(np.frombuffer(rec.arg_bytes, dtype=np.float64)[keep].tolist())
-            out.arg_cycles.extend(np.frombuffer(rec.arg_cycles, dtype=np.float64)[keep].tolist())
-        for sid, nbytes, cycles in deferred_sums:
-            if nbytes is not None or cycles is not None:
-                out.arg_slices.append(sid)
-                out.arg_bytes.append(math.nan if nbytes is None else nbytes)
-                out.arg_cycles.append(math.nan if cycles is None else cycles)
+        unset = array("d", [math.nan]) * (len(starts) - first_slice)
+        out.bytes.extend(unset)
+        out.cycles.extend(unset)
+        del unset
+        if len(rec.arg_rows) or deferred_sums:
+            nbytes_of = np.frombuffer(out.bytes, dtype=np.float64)[first_slice:]
+            cycles_of = np.frombuffer(out.cycles, dtype=np.float64)[first_slice:]
+            if len(rec.arg_rows):
+                at = slices[np.frombuffer(rec.arg_rows, dtype=np.uint64).astype(np.int64)]
+                keep = at >= 0
+                at = at[keep] - first_slice
+                for column, values in ((nbytes_of, rec.arg_bytes), (cycles_of, rec.arg_cycles)):
+                    values = np.frombuffer(values, dtype=np.float64)[keep]
+                    has = ~np.isnan(values)
+                    column[at[has]] = values[has] + 0.0
+            for sid, nbytes, cycles in deferred_sums:
+                if nbytes is not None and not math.isnan(nbytes):
+                    nbytes_of[sid - first_slice] = nbytes + 0.0
+                if cycles is not None and not math.isnan(cycles):
+                    cycles_of[sid - first_slice] = cycles + 0.0
+            del nbytes_of, cycles_of  # the arrays grow again on the next feed
         if len(rec.flow_rows):
             at = slices[np.frombuffer(rec.flow_rows, dtype=np.uint64).astype(np.int64)]
             keep = at >= 0

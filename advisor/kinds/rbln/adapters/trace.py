@@ -32,66 +32,92 @@ def _codes(values: Any, labels: list[str]) -> Codes:
     """`values` (codes into `labels`) recoded in order of first appearance, equal labels merged."""
     import numpy as np
 
-    if not len(values):
+    n = len(values)
+    if not n:
         return Codes(np.zeros(0, np.int32), ())
-    unique, first, inverse = np.unique(values, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    texts = [labels[int(unique[i])] for i in order]
+    first = np.full(len(labels), n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
+    first[values[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)  # the last write wins: each value's first
+    used = np.flatnonzero(first < n)
+    order = used[np.argsort(first[used], kind="stable")]  # the values present, in order of first appearance
+    del first
+    texts = [labels[int(i)] for i in order]
     merged, ordered = _merge(texts)
-    rank = np.empty(len(order), np.int32)
+    rank = np.zeros(len(labels), np.int32)
     rank[order] = merged
-    return Codes(rank[inverse].astype(np.int32), ordered)
+    return Codes(rank[values], ordered)
 
 
 def _names(raw: Any, blob: bytearray, ends: array) -> Codes:
     """Slice names (raw codes into the reader's UTF-8 table) as codes numbered in order of first
     appearance into a PackedStrings over that same table: no str per name and no copy of the text
-    (a trace can hold millions of distinct names). Equal names get one code, the first one's."""
+    (a trace can hold millions of distinct names). Equal names get one code, the first one's.
+    The common trace (every name used, first used in table order, all distinct) costs one sort of
+    the hashes and no reordered copy of the codes or offsets."""
     import numpy as np
 
     n, count = len(raw), len(ends)
     first = np.full(count, n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
     first[raw[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)  # the last write wins: each code's first slice
-    used = np.flatnonzero(first < n)  # raw codes slices use, ascending (= table order)
-    order = used[np.argsort(first[used], kind="stable")]  # ... in order of first appearance
-    del first, used
+    order = None  # raw codes slices use in order of first appearance; None: all of them, in table order
+    if not (bool((first < n).all()) and bool((first[1:] > first[:-1]).all())):
+        used = np.flatnonzero(first < n)  # raw codes slices use, ascending (= table order)
+        order = used[np.argsort(first[used], kind="stable")]  # ... in order of first appearance
+        del used
+    del first
     stops = np.frombuffer(ends, dtype=np.int64)
-    starts = np.concatenate([np.zeros(min(count, 1), np.int64), stops[:-1]])[order]
-    stops = stops[order]
+    starts = np.empty(count, np.int64)
+    starts[:1] = 0
+    starts[1:] = stops[:-1]
+    if order is not None:
+        starts, stops = starts[order], stops[order]
     view = memoryview(blob)
     try:
         def text(i: int) -> bytes:
             return bytes(view[int(starts[i]):int(stops[i])])
 
-        hashes = np.empty(len(order), dtype=np.int64)
+        hashes = np.empty(len(starts), dtype=np.int64)
         step = 1 << 16
-        for a in range(0, len(order), step):  # a chunk of bytes objects at a time
-            b = min(a + step, len(order))
+        for a in range(0, len(starts), step):  # a chunk of bytes objects at a time
+            b = min(a + step, len(starts))
             hashes[a:b] = [hash(bytes(view[x:y])) for x, y in zip(starts[a:b].tolist(), stops[a:b].tolist(),
                                                                    strict=True)]
         same = _first_equal(hashes, text)
+        del hashes
     finally:
         view.release()
-    merged, keep = _ranks(same)
-    rank = np.zeros(count, dtype=np.int32)
-    rank[order] = merged
-    return Codes(rank[raw], PackedStrings(blob, starts[keep], stops[keep]))
+    if same is None and order is None:  # the codes are the raw codes
+        return Codes(raw, PackedStrings(blob, starts, stops))
+    merged, keep = _ranks(same, len(starts))
+    if order is None:
+        codes = merged[raw]
+    else:
+        rank = np.zeros(count, dtype=np.int32)
+        rank[order] = merged
+        del merged
+        codes = rank[raw]
+    if keep is not None:
+        starts, stops = starts[keep], stops[keep]
+    return Codes(codes, PackedStrings(blob, starts, stops))
 
 
 def _first_equal(hashes: Any, key: Callable[[int], Hashable]) -> Any:
-    """For each item, the index of the first item equal to it (key(i) is its value). By hash: all
-    distinct (the common case: a command name carries its sequence number) costs one sort of the
-    hashes; equal hashes are checked for equal values, and a dict is used only on a true collision."""
+    """For each item, the index of the first item equal to it (key(i) is its value); None when all
+    are distinct. By hash: all distinct (the common case: a command name carries its sequence number)
+    costs one sort of the hashes; equal hashes are checked for equal values, and a dict is used only on
+    a true collision."""
     import numpy as np
 
     count = len(hashes)
+    ordered = np.sort(hashes)
+    distinct = not bool((ordered[1:] == ordered[:-1]).any())
+    del ordered
+    if distinct:
+        return None
     index = np.arange(count)
     order = np.argsort(hashes, kind="stable")
     hashes = hashes[order]
     same = np.flatnonzero(hashes[1:] == hashes[:-1])
     del hashes
-    if not len(same):
-        return index
     # each item points at the first item with its hash: runs of equal hashes in the (stable) sort start
     # with the one that appeared first
     starts = np.ones(count, dtype=bool)
@@ -102,14 +128,18 @@ def _first_equal(hashes: Any, key: Callable[[int], Hashable]) -> Any:
     repeats = np.flatnonzero(first != index)
     if any(key(i) != key(j) for i, j in zip(repeats.tolist(), first[repeats].tolist(), strict=True)):
         seen: dict[Hashable, int] = {}  # a true hash collision: by value
-        return np.fromiter((seen.setdefault(key(i), i) for i in range(count)), dtype=np.int64, count=count)
+        first = np.fromiter((seen.setdefault(key(i), i) for i in range(count)), dtype=np.int64, count=count)
+        return None if bool((first == index).all()) else first
     return first
 
 
-def _ranks(first: Any) -> tuple[Any, Any]:
-    """Codes from `_first_equal` (numbered by first appearance), and the indices of the distinct items."""
+def _ranks(first: Any, count: int) -> tuple[Any, Any]:
+    """Codes from `_first_equal` (numbered by first appearance), and the indices of the distinct items
+    (None: all of them)."""
     import numpy as np
 
+    if first is None:
+        return np.arange(count, dtype=np.int32), None
     keep = first == np.arange(len(first))
     rank = np.cumsum(keep) - 1
     return rank[first].astype(np.int32), np.flatnonzero(keep)
@@ -120,8 +150,8 @@ def _merge(texts: list[str]) -> tuple[Any, tuple[str, ...]]:
     import numpy as np
 
     hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
-    codes, keep = _ranks(_first_equal(hashes, texts.__getitem__))
-    return codes, tuple(texts[i] for i in keep.tolist())
+    codes, keep = _ranks(_first_equal(hashes, texts.__getitem__), len(texts))
+    return codes, tuple(texts) if keep is None else tuple(texts[i] for i in keep.tolist())
 
 
 def _plural(n: int, one: str, many: str | None = None) -> str:
@@ -145,19 +175,6 @@ def _name_format(names: Sequence[str], codes: Any) -> str:
     with_prefix = sum(1 for m in matches if m.group("wl") is not None
                       or ("inst" in pattern.groupindex and m.group("inst") is not None))
     return V012 if with_prefix >= majority * len(sample) else CLASSIC
-
-
-def _sums(n: int, slices: Any, values: Any) -> Any:
-    """Per-slice sums of sparse (slice, value) pairs; NaN where a slice has none."""
-    import numpy as np
-
-    out = np.full(n, np.nan)
-    values = np.frombuffer(values, dtype=np.float64) if len(values) else np.zeros(0)
-    slices = np.frombuffer(slices, dtype=np.int64) if len(slices) else np.zeros(0, np.int64)
-    has = ~np.isnan(values)
-    out[slices[has]] = 0.0
-    np.add.at(out, slices[has], values[has])
-    return out
 
 
 def _sentences(r: Resolved, result: ReadResult, unclosed: int, unknown: tuple[str, ...], known_slices: int,
@@ -207,34 +224,56 @@ def _release_heap() -> None:
         ctypes.CDLL(None).malloc_trim(0)
 
 
+def _as_float(values: Any) -> Any:
+    """An int64 array turned into float64 in its own buffer (as `values.astype(float64)`, without a
+    second array of its size), a block at a time."""
+    import numpy as np
+
+    out = values.view(np.float64)
+    step = 1 << 16
+    for a in range(0, len(values), step):
+        out[a:a + step] = values[a:a + step].astype(np.float64)  # the block read before it is overwritten
+    return out
+
+
 def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     """The per-slice columns in table order, each made from the reader's arrays and those arrays let go
     of at once (the build holds one extra column at a time, not a second copy of the trace)."""
     import numpy as np
 
-    start = np.frombuffer(r.start, dtype=np.int64)
-    t0 = int(start.min())
-    end = np.frombuffer(r.end, dtype=np.int64)
-    closed = end != OPEN
-    last = max(int(end[closed].max()) if closed.any() else t0, int(start.max()))
-    out: dict[str, Any] = {"t0": t0, "last": last, "unclosed": int(len(closed) - closed.sum())}
-    del closed
-    begin = start[order_by]
-    out["start"] = np.subtract(begin, t0, dtype=np.float64)
-    finish = end[order_by]
-    duration = np.subtract(finish, begin, dtype=np.float64)
-    duration[finish == OPEN] = np.nan
-    out["duration"] = duration
-    del start, end, begin, finish
-    r.start = r.end = array("q")
-    n = len(order_by)
-    for key, values in (("bytes", r.arg_bytes), ("cycles", r.arg_cycles)):
-        out[key] = _sums(n, r.arg_slices, values)[order_by]
-    r.arg_slices, r.arg_bytes, r.arg_cycles = array("q"), array("d"), array("d")
-    _release_heap()
+    _release_heap()  # what the reader freed (its ranges' rows), before the largest temporaries
     names = _names(np.frombuffer(r.name, dtype=np.int32), r.name_blob, r.name_ends)  # shared by the tables
     r.name, r.name_blob, r.name_ends = array("i"), bytearray(), array("q")
-    out["name"] = Codes(names.codes[order_by], names.names)
+    out: dict[str, Any] = {"name": Codes(names.codes[order_by], names.names)}
+    del names
+    start = np.frombuffer(r.start, dtype=np.int64)
+    t0 = int(start.min())
+    last = int(start.max())
+    end = np.frombuffer(r.end, dtype=np.int64)
+    closed = end != OPEN
+    unclosed = int(len(closed) - closed.sum())
+    if unclosed < len(closed):
+        last = max(int(end[closed].max()), last)
+    out.update(t0=t0, last=last, unclosed=unclosed)
+    del closed
+    begin = _as_float(start[order_by])  # float64(start), as np.subtract(start, t0, dtype=float64) reads it
+    del start
+    r.start = array("q")
+    finish = end[order_by]
+    del end
+    r.end = array("q")
+    open_ = finish == OPEN
+    duration = _as_float(finish)
+    del finish
+    duration -= begin  # np.subtract(end, start, dtype=float64)
+    duration[open_] = np.nan
+    del open_
+    begin -= float(t0)
+    out["start"], out["duration"] = begin, duration
+    for key in ("bytes", "cycles"):
+        out[key] = np.frombuffer(getattr(r, key), dtype=np.float64)[order_by]
+        setattr(r, key, array("d"))
+    _release_heap()
     return out
 
 
@@ -268,6 +307,10 @@ def build(path: Path, result: ReadResult) -> Profile:
     del category
     track = track[order_by]
     r.track = array("i")
+    froms, tos = flow_edges(np.frombuffer(r.flow_slices, dtype=np.int64) if len(r.flow_slices) else [],
+                            np.frombuffer(r.flow_ids, dtype=np.uint64) if len(r.flow_ids) else [],
+                            np.frombuffer(r.flow_ends, dtype=np.uint8) if len(r.flow_ends) else [])
+    r.flow_slices, r.flow_ids, r.flow_ends = array("q"), array("Q"), array("B")
     cols = _columns(r, order_by)
     names = cols["name"]
     paths = [t.path for t in resolved]
@@ -295,9 +338,6 @@ def build(path: Path, result: ReadResult) -> Profile:
     known_slices = int(bounds[other])
     clock_note = _clock_note(r)
     warnings = tuple(_sentences(r, result, cols["unclosed"], unknown, known_slices))
-    froms, tos = flow_edges(np.frombuffer(r.flow_slices, dtype=np.int64) if len(r.flow_slices) else [],
-                            np.frombuffer(r.flow_ids, dtype=np.uint64) if len(r.flow_ids) else [],
-                            np.frombuffer(r.flow_ends, dtype=np.uint8) if len(r.flow_ends) else [])
 
     flags = {str(c.get("key")): c for c in track_rules.data().get("categories") or () if isinstance(c, dict)}
     device_cats = [i for i, key in enumerate(order) if flags.get(key, {}).get("device")]
