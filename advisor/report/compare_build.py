@@ -6,7 +6,7 @@ from typing import Any
 
 from advisor.compare.diff import compare_table
 from advisor.core import units as fmt
-from advisor.core.comparison import Comparison, FindingChange, MetricChange, Series, Side
+from advisor.core.comparison import Comparison, FindingChange, MetricChange, RowChange, Series, Side
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 
 VERDICT_MARK = {"better": "better", "worse": "**worse**", "unchanged": "unchanged", "n/a": "—"}
@@ -16,13 +16,13 @@ def _who(s: Side) -> str:
     return f"**{escape(s.label)}** ({code(s.source.path)})"
 
 
-def _change_text(m: MetricChange) -> str:
+def _change_text(m: MetricChange | RowChange, unit: str) -> str:
     """Relative change; for fractions also the change in percentage points, which is what a
     reader of "42 % → 70 % active" thinks in."""
     if m.change is None:
         return "—"
     relative = f"{m.change * 100:+.1f} %"
-    if m.unit == "fraction" and m.before is not None and m.after is not None:
+    if unit == "fraction" and m.before is not None and m.after is not None:
         return f"{(m.after - m.before) * 100:+.2f} pp ({relative})"
     return relative
 
@@ -57,7 +57,7 @@ def headline(c: Comparison) -> list[str]:
         items.append(f"The bottleneck is still {code(top_after)}.")
     worse = [m for m in c.metrics.values() if m.verdict == "worse"]
     if worse:
-        items.append("Worse: " + ", ".join(f"{code(m.name)} {_change_text(m)}" for m in worse[:6]) + ".")
+        items.append("Worse: " + ", ".join(f"{code(m.name)} {_change_text(m, m.unit)}" for m in worse[:6]) + ".")
     return items
 
 
@@ -73,7 +73,7 @@ def _metric_sections(c: Comparison) -> list[Section]:
             hidden += 1
             continue
         groups.setdefault(m.group, []).append((code(m.name), fmt.value(m.before, m.unit), fmt.value(m.after, m.unit),
-                                               _change_text(m), VERDICT_MARK[m.verdict]))
+                                               _change_text(m, m.unit), VERDICT_MARK[m.verdict]))
     header = ("Metric", escape(c.before.label), escape(c.after.label), "Change", "Verdict")
     order = [g["name"] for g in table.get("groups", ())]
     blocks: list[Any] = [Paragraph(
@@ -168,7 +168,7 @@ def _breakdown_sections(c: Comparison) -> list[Section]:
     sections = []
     for b in c.breakdowns:
         rows = tuple((escape(r.key), fmt.value(r.before, b.unit), fmt.value(r.after, b.unit),
-                      _change_text(MetricChange(r.key, b.unit, "", r.before, r.after, r.change, r.verdict)),
+                      _change_text(r, b.unit),
                       VERDICT_MARK.get(r.verdict, escape(r.verdict))) for r in b.rows)
         table = Table((escape(b.key_title), escape(c.before.label), escape(c.after.label), "Change", "Verdict"), rows,
                       align=("left", "right", "right", "right", "left"))

@@ -23,7 +23,6 @@ from advisor.metrics.intervals import gaps, segments, timeline, usable
 
 NS = 1e-9
 TIMELINE_BINS = 60
-TRANSFERS = ("neural_dma", "task_dma", "external_hdma", "device_hdma")  # categories whose bytes are metrics
 CATEGORY_COLUMNS = (
     BreakdownColumn("busy", "Busy", "s"),
     BreakdownColumn("share", "Share of the span", "fraction"),
@@ -219,7 +218,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         if c.key != OTHER:
             m[f"{c.key}_busy"] = busy_ns * NS if n else None
             m[f"{c.key}_commands"] = float(n) if n else None
-            if c.key in TRANSFERS:
+            if c.transfer:
                 m[f"{c.key}_bytes"], m[f"{c.key}_bandwidth"] = moved, bandwidth
         if not n:
             continue
@@ -290,10 +289,9 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     shifted = {title: (s.start[mask] - dev_start, s.duration[mask]) for title, mask in rows_by_title.items()}
     edges, shares = timeline(shifted, span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
     merged = [(a - dev_start, b - dev_start) for a, b in zip(d_start.tolist(), d_end.tolist(), strict=True)]
-    transfer = s.mask(keys=TRANSFERS)
+    transfer = s.mask(keys=tuple(c.key for c in cats if c.transfer))
     sizes = s.bytes[transfer][np.isfinite(s.bytes[transfer])]
     counts_hist, _ = np.histogram(sizes, bins=np.array(DMA_SIZE_EDGES, dtype=float))
-    dma_tables = [t for k, t in trace.tables.items() if k in ("neural_dma", "task_dma")]
     summary = TraceSummary(
         instructions=int(ne.sum()), dma_transfers=int(dma.sum()), span=span_ns * NS, engines=tuple(engines),
         busy_union=m["device_busy"], hotspots_hlo=(), hotspots_nki=(), dma_size_edges=DMA_SIZE_EDGES,
@@ -301,8 +299,9 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         timeline=shares, warnings=tuple(trace.warnings),
         gaps=tuple(Gap((a + dev_start) * NS, length * NS) for a, length in gaps(merged, span_ns)),
         dma_busy=m["dma_busy"], compute_busy=_s(ne_busy), dma_exposed=m["dma_only_time"],
-        skipped_instructions=skipped.get("neural_engine", 0), skipped_dma=sum(len(t.start) for t in dma_tables)
-        - int(dma.sum()), last_event_end=s.last_end() * NS if len(s) else None,
+        skipped_instructions=sum(skipped.get(c.key, 0) for c in cats if c.compute),
+        skipped_dma=sum(skipped.get(c.key, 0) for c in cats if c.dma),
+        last_event_end=s.last_end() * NS if len(s) else None,
         breakdowns=tuple(b for b in (categories_table, layers, seqs.breakdown, devices, path_table) if b is not None),
     )
     return summary, m

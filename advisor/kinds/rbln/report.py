@@ -6,6 +6,7 @@ rbln pack's metrics; labels and choices from data/report.yaml."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -13,6 +14,7 @@ from advisor.core import units as fmt
 from advisor.core.model import Analysis
 from advisor.core.trace import Breakdown, TraceSummary
 from advisor.kinds.rbln import KIND
+from advisor.kinds.rbln.slices import categories
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
 from advisor.report.view import View
 
@@ -28,15 +30,11 @@ def _share(part: float | None, whole: float | None) -> str:
     return fmt.percent(part / whole if part is not None and whole else None)
 
 
-def _cell(value: float | None, unit: str) -> str:
-    return fmt.value(value, unit)
-
-
 def _table(b: Breakdown, columns: tuple[str, ...] | None = None, key_as_code: bool = False,
            limit: int | None = None) -> Table:
     """A breakdown as a table: the key, then the chosen columns (all by default) with their units."""
     chosen = [i for i, c in enumerate(b.columns) if columns is None or c.name in columns]
-    rows = tuple((code(key) if key_as_code else escape(key), *(_cell(values[i], b.columns[i].unit) for i in chosen))
+    rows = tuple((code(key) if key_as_code else escape(key), *(fmt.value(values[i], b.columns[i].unit) for i in chosen))
                  for key, values in b.rows[:limit])
     return Table((escape(b.key_title), *(escape(b.columns[i].title) for i in chosen)), rows,
                  align=("left", *("right" for _ in chosen)))
@@ -173,13 +171,13 @@ def _transfers_section(t: TraceSummary, view: View) -> Section | None:
     b = t.breakdown("categories")
     if b is None:
         return None
-    wanted = {title for key, title in _titles().items() if key in layout()["transfer_categories"]}
+    wanted = {c.title for c in categories() if c.transfer}
     rows = [(key, values) for key, values in b.rows if key in wanted]
     if not rows:
         return None
     cols = [b.column(c) for c in ("bytes", "busy", "bandwidth", "commands")]
     table = Table(("Category", "Bytes moved", "Busy", "Achieved bandwidth", "Commands"), tuple(
-        (escape(key), *(_cell(values[i], b.columns[i].unit) for i in cols)) for key, values in rows),
+        (escape(key), *(fmt.value(values[i], b.columns[i].unit) for i in cols)) for key, values in rows),
         align=("left", "right", "right", "right", "right"))
     blocks: list[Any] = [Paragraph(
         "Bytes are the sums of the `transfer` entries of each command's `Slice Arguments`; bandwidth is bytes "
@@ -193,11 +191,6 @@ def _transfers_section(t: TraceSummary, view: View) -> Section | None:
             f"output tail: {view.show('output_tail_time')} of External HDMA after the last Neural Engine command "
             f"({_share(tail, total)})."))
     return Section("Transfers", tuple(blocks), "transfers")
-
-
-@cache
-def _titles() -> dict[str, str]:
-    return {c["key"]: c["title"] for c in KIND.data("tracks.yaml")["categories"]}
 
 
 # --- layers, sequences, critical path, devices, gaps, data quality -----------------------------------
@@ -245,9 +238,7 @@ def _sequences_section(t: TraceSummary, view: View) -> Section | None:
             "kind": "line", "values": [v / scale for v in spans], "xlabel": "sequence (in order)",
             "ylabel": f"span ({unit})"}, alt="Span per sequence"))
     slowest = sorted(b.rows, key=lambda r: -(r[1][i] or 0.0))[:5]
-    blocks.append(Table((escape(b.key_title), *(escape(c.title) for c in b.columns)), tuple(
-        (escape(key), *(_cell(v, c.unit) for v, c in zip(values, b.columns, strict=True))) for key, values in slowest),
-        align=("left", *("right" for _ in b.columns)), caption="The slowest sequences"))
+    blocks.append(replace(_table(replace(b, rows=tuple(slowest))), caption="The slowest sequences"))
     return Section("Sequences", tuple(blocks), "sequences")
 
 
@@ -296,7 +287,8 @@ def _ranks_section(analysis: Analysis) -> Section | None:
     """Ranks compared by their device spans: each trace is on its own device clock."""
     if not analysis.entries:
         return None
-    spans = [(e.name, e.column("Device span")) for e in analysis.entries if e.column("Device span") is not None]
+    title = next(c["title"] for c in layout()["overview"]["columns"] if "device_span" in c["metrics"])
+    spans = [(e.name, e.column(title)) for e in analysis.entries if e.column(title) is not None]
     text = ("Each rank's trace is on its own device clock, so ranks are compared by durations (their spans and busy "
             "times), never by timestamps; to line ranks up in time, merge the PyTorch chrome traces (host clock) "
             "instead.")

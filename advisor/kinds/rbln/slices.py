@@ -25,14 +25,16 @@ class Category:
     dma: bool  # on-chip transfers
     io: bool  # host <-> device transfers
     comm: bool  # multi-device communication
+    transfer: bool  # its commands carry transfer bytes
 
 
 @cache
 def categories() -> tuple[Category, ...]:
     """The categories of tracks.yaml, in its order, then `other`."""
     found = [Category(c["key"], c["title"], bool(c.get("device")), bool(c.get("compute")), bool(c.get("dma")),
-                      bool(c.get("io")), bool(c.get("comm"))) for c in KIND.data("tracks.yaml")["categories"]]
-    return (*found, Category(OTHER, "Other tracks", False, False, False, False, False))
+                      bool(c.get("io")), bool(c.get("comm")), bool(c.get("transfer")))
+             for c in KIND.data("tracks.yaml")["categories"]]
+    return (*found, Category(OTHER, "Other tracks", False, False, False, False, False, False))
 
 
 def natural(label: str) -> tuple:
