@@ -25,7 +25,7 @@ from advisor.kinds.base import Progress
 from advisor.metrics.derive import derive, hardware_env
 from advisor.metrics.hardware import resolve
 from advisor.overview import with_overview
-from advisor.packs.load import load_packs
+from advisor.packs.load import PackCache, load_packs
 from advisor.packs.model import RuleSet
 
 
@@ -111,10 +111,12 @@ def choose(profiles: Sequence[Profile], entry: str | None, where: str, flag: str
 
 
 def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
-            progress: Progress | None = None, executor: Executor | None = None) -> Analysis:
+            progress: Progress | None = None, executor: Executor | None = None,
+            packs: PackCache | None = None) -> Analysis:
     """One input of any kind. A file holding several profiles, or a folder of separately captured ones
     (per-rank files), gives the analysis of the chosen one (default: the slowest) with an overview of
-    all of them; the members of a folder run on `executor`, or on a pool of `jobs` processes."""
+    all of them; the members of a folder run on `executor`, or on a pool of `jobs` processes. `packs`
+    keeps the rule sets loaded across calls (many profiles in one process)."""
     options = options or AnalyzeOptions()
     kind = detect(path)
     foreign = [f"--{name.replace('_', '-')}" for name in sorted(set(options.load.kind_options) - kind.option_dests())]
@@ -123,8 +125,8 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     adapters = kind.module("adapters")
     members = adapters.members(path) if path.is_dir() and hasattr(adapters, "members") else []
     if members:
-        return _analyze_members(path, members, options, jobs, progress, executor)
-    ruleset = load_packs(options.rule_paths, kind=kind.name)
+        return _analyze_members(path, members, options, jobs, progress, executor, packs)
+    ruleset = packs.get(kind.name) if packs is not None else load_packs(options.rule_paths, kind=kind.name)
     profiles = adapters.load(path, replace(options.load, progress=progress))
     entry, flag = options.load.entry, "--entry"
     for dest in kind.entry_option_dests():  # a kind's own way to pick one (ncu: --kernel NAME|ID)
@@ -142,7 +144,8 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
 
 
 def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options: AnalyzeOptions,
-                     jobs: int | None, progress: Progress | None, executor: Executor | None) -> Analysis:
+                     jobs: int | None, progress: Progress | None, executor: Executor | None,
+                     packs: PackCache | None) -> Analysis:
     """Each member on its own (no --entry or --context inside it), the chosen one re-analysed with the
     investigation context."""
     plain = replace(options, context=None, load=replace(options.load, entry=None, progress=None))
@@ -153,7 +156,7 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
         for i, (_, path) in enumerate(members):
             if progress:
                 progress(f"analysing {i + 1}/{len(members)}")
-            analyses.append(analyze(path, plain))
+            analyses.append(analyze(path, plain, packs=packs))
     else:
         pool = executor or ProcessPoolExecutor(max_workers=workers)
         try:
@@ -175,20 +178,20 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
     else:
         chosen = max(range(len(analyses)), key=lambda i: (analyses[i].value("total_time") or 0.0, -i))
     if options.context is not None:  # the investigation context belongs to the profile reported in full
-        analyses[chosen] = analyze(members[chosen][1], replace(plain, context=options.context))
+        analyses[chosen] = analyze(members[chosen][1], replace(plain, context=options.context), packs=packs)
     return with_overview(analyses, names, chosen)
 
 
 def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
                   progress: Progress | None = None, refused_when_saved: Sequence[str] = (),
-                  executor: Executor | None = None) -> Analysis:
+                  executor: Executor | None = None, packs: PackCache | None = None) -> Analysis:
     """A saved analysis JSON (`advisor report … -o x.json`) as it was analysed, or an input analysed
     now. A saved analysis takes a new investigation context (judged on its metrics); the options
     named in `refused_when_saved` (given, but only a new analysis could apply them) are an error."""
     options = options or AnalyzeOptions()
     saved = serialize.read_if_analysis(path)
     if saved is None:
-        return analyze(path, options, jobs, progress, executor)
+        return analyze(path, options, jobs, progress, executor, packs)
     return _as_saved(path, saved, options, refused_when_saved)
 
 

@@ -84,6 +84,13 @@ def _rules_option(p: argparse.ArgumentParser) -> None:
                    help="extra rule pack file or folder (repeatable)")
 
 
+def _document_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("-o", "--output", type=Path, help=f"output file for {what}: .md, .html, .pdf or .json "
+                                                      "(default: Markdown on stdout)")
+    p.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
+    p.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line; each profile kind adds its own options (its data/options.yaml) to the
     commands that read inputs."""
@@ -131,7 +138,46 @@ def build_parser() -> argparse.ArgumentParser:
                            help="exit 1 when total time got worse by more than PCT %% (first to last input)")
     comparing.add_argument("--fail-on-new", metavar="SEVERITY", choices=SEVERITY_CHOICES,
                            help="exit 1 when a new finding at or above SEVERITY appears (first to last input)")
+    comparing.add_argument("--store", metavar="DIR", type=Path,
+                           help="a fleet store: inputs may then be store:NAME@LABEL (a profile stored by "
+                                "`advisor fleet`)")
     _analysis_options(comparing, kinds)
+
+    fleet = sub.add_parser(
+        "fleet", help="analyse many profiles on dask.distributed into a store, and write the fleet overview",
+        description="Find every profile under the paths (folders recursively, globs), analyse each on a dask "
+                    "local cluster (or --scheduler ADDRESS), store rows and analyses in a Parquet store, and write "
+                    "the fleet overview. Without paths, the overview is written from the store alone.",
+        epilog=FLEET_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    fleet.add_argument("paths", nargs="*", metavar="PATH", help="profiles, folders (searched recursively) or globs")
+    fleet.add_argument("--store", metavar="DIR", type=Path, required=True,
+                       help="the store folder (created when missing); re-runs skip profiles already stored")
+    _document_options(fleet, "the fleet overview")
+    fleet.add_argument("--label", help="a label for this run's profiles (e.g. a date or commit), ordering the "
+                                       "trends when profiles carry no capture time")
+    fleet.add_argument("--force", action="store_true", help="re-analyse profiles already in the store")
+    fleet.add_argument("--workers", type=int, metavar="N",
+                       help="worker processes of the local cluster (default: the core count); 1 runs serially "
+                            "without dask")
+    fleet.add_argument("--scheduler", metavar="ADDRESS",
+                       help="an existing dask.distributed scheduler (tcp://host:8786); its workers must see the "
+                            "profiles and the store at the same paths")
+    fleet.add_argument("--noise", type=float, default=100 * COMPARE_NOISE, metavar="PCT",
+                       help="trend changes within PCT %% count as unchanged (default 2)")
+    fleet.add_argument("--top", type=int, default=10, metavar="N", help="top offenders listed (default 10)")
+    fleet.add_argument("--context", metavar="FILE", type=Path,
+                       help="investigation context (YAML) judged on every profile")
+    _analysis_options(fleet, kinds)
+
+    history = sub.add_parser("history", help="one kernel's attempts in a fleet store: time, speedup, findings",
+                             description="Every stored attempt of one kernel or model, in order (capture time, "
+                                         "else run): time, speedup against the first and the previous, findings "
+                                         "fixed and new, with a chart.")
+    history.add_argument("name", metavar="NAME", help="the kernel or model name as the store has it")
+    history.add_argument("--store", metavar="DIR", type=Path, required=True, help="the fleet store")
+    _document_options(history, "the history")
+    history.add_argument("--noise", type=float, default=100 * COMPARE_NOISE, metavar="PCT",
+                         help="changes within PCT %% count as unchanged (default 2)")
 
     metrics = sub.add_parser("metrics", help="list every metric with value, unit and source",
                              description="List every metric: value, unit, and whether reported or derived.")
@@ -165,9 +211,21 @@ examples:
 """
 
 
+FLEET_EXAMPLES = """\
+examples:
+  advisor fleet samples --store fleet-store -o fleet.md           a local cluster starts and stops by itself
+  advisor fleet /nightly/2026-11-23 --store /shared/store --label 2026-11-23 -o fleet.html
+  advisor fleet --store /shared/store -o fleet.pdf                the overview from the store alone
+  advisor fleet runs/ --store s --scheduler tcp://head:8786       an existing cluster (shared filesystem)
+  advisor history weight_reload --store s -o history.md
+  advisor compare store:weight_reload@2026-11-20 store:weight_reload@2026-11-23 --store s
+"""
+
+
 # Each command's module is imported only when it runs, so `advisor --help` stays fast.
 COMMANDS = {"report": ("advisor.cli.report", "report"), "metrics": ("advisor.cli.report", "metrics"),
-            "compare": ("advisor.cli.compare", "compare"), "rules": ("advisor.cli.rules", "run")}
+            "compare": ("advisor.cli.compare", "compare"), "rules": ("advisor.cli.rules", "run"),
+            "fleet": ("advisor.cli.fleet", "fleet"), "history": ("advisor.cli.history", "history")}
 
 
 def _run(args: argparse.Namespace) -> int:

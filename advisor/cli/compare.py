@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from advisor.cli import options
 from advisor.cli.output import emit, output_format
@@ -22,12 +23,31 @@ def compare(args: argparse.Namespace) -> int:
         raise AdvisorError("--label", f"{len(args.label)} labels for {len(args.inputs)} inputs; give one per input")
     if not 0 <= args.noise < 100:
         raise AdvisorError("--noise", "must be a percentage from 0 to 100")
-    fmt = output_format(args, args.inputs, "compare.pdf")
-    labels = args.label or default_labels(args.inputs)
-    result = compare_inputs(args.inputs, labels, options.analyze_options(args, options.settings(args)),
+    inputs, stored = _store_inputs(args.inputs, args.store)
+    fmt = output_format(args, inputs, "compare.pdf")
+    labels = args.label or [stored.get(i) or label for i, label in enumerate(default_labels(args.inputs))]
+    result = compare_inputs(inputs, labels, options.analyze_options(args, options.settings(args)),
                             noise=args.noise / 100, shaping=options.analysis_flags_given(args))
     failures = compare_gates(result, args.fail_on_regression, args.fail_on_new)  # may refuse: before writing
     emit(args, render_comparison(result, fmt, args.output, args.page_size))
     for failure in failures:
         print(f"advisor: gate: {failure}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _store_inputs(inputs: list[Path], folder: Path | None) -> tuple[list[Path], dict[int, str]]:
+    """`store:NAME@LABEL` inputs mapped to their stored analyses, and the label each gives (NAME@LABEL)."""
+    from advisor.core.errors import AdvisorError
+    from advisor.fleet.lookup import PREFIX, is_store_spec
+
+    specs = {i: str(p) for i, p in enumerate(inputs) if is_store_spec(str(p))}
+    if not specs:
+        return list(inputs), {}
+    if folder is None:
+        raise AdvisorError(specs[min(specs)], "a store: input needs --store DIR (the fleet store that holds it)")
+    from advisor.fleet.lookup import resolve
+    from advisor.fleet.store import Store
+
+    store = Store.open(folder)
+    return ([resolve(specs[i], store) if i in specs else p for i, p in enumerate(inputs)],
+            {i: spec[len(PREFIX):] for i, spec in specs.items()})

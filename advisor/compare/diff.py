@@ -43,7 +43,7 @@ def side(analysis: Analysis, label: str) -> Side:
                 advisor_version=analysis.advisor_version, kind=analysis.kind)
 
 
-def _judge(a: float | None, b: float | None, better: str | None, noise: float) -> tuple[float | None, str]:
+def judge(a: float | None, b: float | None, better: str | None, noise: float) -> tuple[float | None, str]:
     """The relative change from a to b and its verdict under the noise floor and direction of goodness."""
     if a is None or b is None:
         return None, "n/a"
@@ -61,7 +61,7 @@ def _change(name: str, before: Analysis, after: Analysis, noise: float, group: s
     assert metric is not None
     better = (new and new.better) or (old and old.better)
     a, b = (old.value if old else None), (new.value if new else None)
-    change, verdict = _judge(a, b, better, noise)
+    change, verdict = judge(a, b, better, noise)
     return MetricChange(name, metric.unit, group, a, b, change, verdict, better)
 
 
@@ -80,7 +80,7 @@ def _breakdowns(before: Analysis, after: Analysis, table: dict[str, Any], noise:
         rows = []
         for key in [*a_rows, *(k for k in b_rows if k not in a_rows)]:
             a, b = a_rows.get(key), b_rows.get(key)
-            change, verdict = _judge(a, b, spec.get("better"), noise)
+            change, verdict = judge(a, b, spec.get("better"), noise)
             if key not in b_rows or key not in a_rows:  # absent, or beyond the rows a long table kept
                 missing = new if key not in b_rows else old
                 cut = missing.total_rows is not None and missing.total_rows > len(missing.rows)

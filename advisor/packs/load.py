@@ -78,6 +78,20 @@ def load_packs(extra: Sequence[Path] = (), builtin: bool = True, kind: str | Non
     return load_rulesets([*(builtin_pack_paths() if builtin else []), *extra], kind)
 
 
+class PackCache:
+    """The rule sets of one set of pack paths by kind, loaded once for many profiles (a fleet task):
+    reading and checking the packs costs more than analysing a summary profile."""
+
+    def __init__(self, extra: Sequence[Path] = ()):
+        self.extra = tuple(extra)
+        self._by_kind: dict[str, RuleSet] = {}
+
+    def get(self, kind: str) -> RuleSet:
+        if kind not in self._by_kind:
+            self._by_kind[kind] = load_packs(self.extra, kind=kind)
+        return self._by_kind[kind]
+
+
 # ----------------------------------------------------------------------------- pass 1: declarations
 
 

@@ -145,13 +145,25 @@ def svg(spec: dict[str, Any]) -> str:
     return text[text.index("<svg"):]  # drop the XML prolog and doctype: the SVG goes inline in HTML
 
 
-def png(spec: dict[str, Any], dpi: int = 150) -> bytes:
+def png(spec: dict[str, Any], dpi: int = 150, opaque: bool = False) -> bytes:
+    """`opaque`: the same pixels as RGB, lightly compressed, for WeasyPrint, which decodes and
+    re-encodes every image and splits an alpha channel out into a second image (for a chart on white)."""
     import matplotlib
 
     with matplotlib.rc_context(STYLE):
         fig = DRAW[spec["kind"]](spec)
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+        if not opaque:
+            fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+            return buffer.getvalue()
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from PIL import Image
+
+        fig.set_dpi(dpi)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+        rgba.convert("RGB").save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
 
 
@@ -229,3 +241,36 @@ def _line(spec: dict[str, Any]):
 
 
 DRAW["line"] = _line
+
+
+def _histogram(spec: dict[str, Any]):
+    """Small multiples: one panel per distribution, each with counts per bin (`edges` has one more entry
+    than `counts`), a title (the metric), the unit as x label and `log` for log-spaced bins on a log axis."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    panels = spec["panels"]
+    columns = min(len(panels), spec.get("columns", 3))
+    rows = math.ceil(len(panels) / columns)
+    fig = Figure(figsize=(SIZE[0], 0.3 + 1.75 * rows), layout="constrained")
+    axes = fig.subplots(rows, columns, squeeze=False).flatten()
+    for ax, panel in zip(axes, panels, strict=False):
+        edges = panel["edges"]
+        ax.stairs(panel["counts"], edges, fill=True, color=COLOURS["main"], edgecolor="white", linewidth=0.8)
+        if panel.get("log"):
+            ax.set_xscale("log")
+        ax.set_xlim(edges[0], edges[-1])
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of profiles
+        ax.tick_params(labelsize=7)
+        ax.set_title(panel["title"], fontsize=8)
+        ax.set_xlabel(panel["xlabel"], fontsize=8)
+        ax.grid(axis="y", color=COLOURS["grid"], linewidth=0.6)
+        ax.set_axisbelow(True)
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    for ax in axes[::columns]:
+        ax.set_ylabel(spec.get("ylabel", "profiles"), fontsize=8)
+    return fig
+
+
+DRAW["histogram"] = _histogram

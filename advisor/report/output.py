@@ -53,6 +53,11 @@ def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str |
             raise AdvisorError(str(target), "exists and is not a plain folder; refusing to write charts into it")
         target.mkdir(exist_ok=True)
         for relative, data in files.items():
+            inner = (path.parent / relative).parent
+            if inner != target:  # a subfolder (the fleet overview's reports/): made inside the chart folder only
+                if any(p.is_symlink() for p in (inner, *inner.parents) if p != target and target in p.parents):
+                    raise AdvisorError(str(inner), "is a symlink; refusing to write reports through it")
+                inner.mkdir(parents=True, exist_ok=True)
             write_atomic(path.parent / relative, data)
         keep = {Path(relative).name for relative in files}
         for old in target.glob("*.png"):

@@ -1,0 +1,70 @@
+"""`advisor fleet`: analyse every profile under the paths into a store (when paths are given), then
+write the fleet overview from the store."""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+from pathlib import Path
+
+from advisor.cli import options
+from advisor.cli.output import emit, output_format
+
+
+def _progress_line(progress) -> None:
+    print(f"\radvisor: fleet: {progress.done}/{progress.total} analysed, {progress.failed} failed", end="",
+          file=sys.stderr, flush=True)
+
+
+def _summary(result) -> str:
+    parts = [f"{result.analysed} analysed", f"{result.failed} failed", f"{result.unchanged} already stored"]
+    if result.duplicates:
+        count = len(result.duplicates)
+        parts.append(f"{count} duplicate{'s' if count != 1 else ''} skipped ({'; '.join(result.duplicates[:3])}"
+                     f"{'; …' if count > 3 else ''})")
+    if result.skipped_files:
+        parts.append(f"{result.skipped_files} other file{'s' if result.skipped_files != 1 else ''} skipped")
+    return f"advisor: fleet: run {result.run}: {result.found} profiles found; " + ", ".join(parts)
+
+
+def fleet(args: argparse.Namespace) -> int:
+    from advisor.core.errors import AdvisorError
+    from advisor.fleet.store import Store
+
+    fmt = output_format(args, [Path(p) for p in args.paths], "fleet.pdf")
+    if not 0 <= args.noise < 100:
+        raise AdvisorError("--noise", "must be a percentage from 0 to 100")
+    if args.top < 1:
+        raise AdvisorError("--top", "must be at least 1")
+    matched = [p for p in args.paths if os.path.lexists(p) or glob.glob(p, recursive=True)]
+    if args.paths and not matched:  # nothing to do: no store is created for it
+        raise AdvisorError(args.paths[0], "no such file or folder" + (" (nor any given path)" if len(args.paths) > 1
+                                                                    else ""))
+    if args.workers is not None and args.workers < 1:
+        raise AdvisorError("--workers", "must be at least 1")
+    if args.scheduler is not None and args.workers is not None:
+        raise AdvisorError("--workers", "sizes the local cluster; an existing cluster (--scheduler) has its own "
+                                        "workers")
+    analyze_options = options.analyze_options(args, options.settings(args))
+    store = Store.open(args.store, create=bool(args.paths))
+    if args.paths:
+        from advisor.fleet.cluster import executor
+        from advisor.fleet.run import run_fleet
+
+        show = None if args.quiet or not sys.stderr.isatty() else _progress_line
+        result = run_fleet(args.paths, store, analyze_options, lambda: executor(args.workers, args.scheduler),
+                           args.label, args.force, show)
+        if show:
+            print(file=sys.stderr)
+        for missing in result.missing:
+            print(f"advisor: error: {missing}: no such file or folder", file=sys.stderr)
+        for lost in result.lost:
+            print(f"advisor: error: {lost} (not stored; the next run retries it)", file=sys.stderr)
+        if not args.quiet or result.failed or result.lost:
+            print(_summary(result), file=sys.stderr)
+    from advisor.fleet.render import render_fleet
+
+    emit(args, render_fleet(store, fmt, args.output, args.page_size, args.noise / 100, args.top))
+    return 0

@@ -1,0 +1,20 @@
+"""`advisor history NAME --store DIR`: one kernel's or model's stored attempts, in order."""
+
+from __future__ import annotations
+
+import argparse
+
+from advisor.cli.output import emit, output_format
+
+
+def history(args: argparse.Namespace) -> int:
+    from advisor.core.errors import AdvisorError
+    from advisor.fleet.history import render_history
+    from advisor.fleet.store import Store
+
+    if not 0 <= args.noise < 100:
+        raise AdvisorError("--noise", "must be a percentage from 0 to 100")
+    fmt = output_format(args, [], "history.pdf")
+    store = Store.open(args.store)
+    emit(args, render_history(store, args.name, fmt, args.output, args.page_size, args.noise / 100))
+    return 0

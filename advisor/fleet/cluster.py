@@ -1,0 +1,72 @@
+"""Where a fleet's tasks run: a dask.distributed local cluster sized to the machine (started and
+stopped with the run), an existing cluster by address, or this process for `--workers 1`."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import os
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+
+from advisor.core.errors import AdvisorError
+from advisor.fleet.run import SerialExecutor
+
+
+@contextlib.contextmanager
+def executor(workers: int | None, scheduler: str | None) -> Iterator[tuple[Executor, int]]:
+    """A `concurrent.futures` executor and how many tasks it runs at once (`workers` is ignored with a
+    scheduler: the cluster has its own)."""
+    if scheduler is None and workers == 1:
+        yield SerialExecutor(), 1
+        return
+    if scheduler is not None:
+        from distributed import Client
+
+        try:
+            client = Client(scheduler, timeout="10s")
+        except OSError as exc:
+            raise AdvisorError("--scheduler", f"cannot reach {scheduler} ({exc})") from None
+        with client:
+            yield client.get_executor(), max(1, sum(client.nthreads().values()))
+        return
+    count = workers or os.cpu_count() or 1
+    with ThreadPoolExecutor(1) as starter:
+        started = starter.submit(_start_local, count)
+        try:
+            yield _Starting(started), count
+        finally:
+            cluster, client = started.result()
+            client.close()
+            cluster.close()
+
+
+def _start_local(count: int):
+    """A local cluster and its client, the workers' imports done. Processes, one thread each: an analysis
+    is pure-Python work that threads would serialise on the GIL. The workers' statistical profiler
+    samples every task's stack each 10 ms, CPU the analyses need more; the dashboard takes any free port
+    rather than warn that 8787 is taken."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    with dask.config.set({"distributed.worker.profile.enabled": False}):
+        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               silence_logs=logging.ERROR)
+    client = Client(cluster)
+    client.run(importlib.import_module, "advisor.fleet.run")
+    return cluster, client
+
+
+class _Starting(Executor):
+    """The local cluster's executor while the cluster starts in the background (the run hashes its files
+    meanwhile): the first task waits for it."""
+
+    def __init__(self, started: Future):
+        self._started = started
+        self._executor: Executor | None = None
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        if self._executor is None:
+            self._executor = self._started.result()[1].get_executor()
+        return self._executor.submit(fn, *args, **kwargs)

@@ -1,0 +1,234 @@
+"""A fleet run: candidates found, the unchanged ones skipped, the rest analysed in batches on a
+`concurrent.futures` executor (dask.distributed's `Client.get_executor()`, or serial), and the rows
+committed to the store as results arrive.
+
+The client never holds analyses: workers read each profile by path and write its analysis JSON into
+the store themselves, returning only rows. At most a few tasks per worker are in flight, and rows are
+committed every few hundred profiles, so the client's memory does not grow with the fleet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from advisor.api import AnalyzeOptions, load_analysis
+from advisor.core.errors import AdvisorError
+from advisor.core.resources import load_yaml_resource
+from advisor.fleet.discover import Candidate, content_hash, discover
+from advisor.fleet.rows import Item, Outcome, error_outcome, headline_metrics, outcome, path_name
+from advisor.fleet.store import Store, Stored, analysis_file, write_atomically
+from advisor.packs.load import PackCache
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run did, for its closing line."""
+
+    found: int  # candidates
+    analysed: int
+    failed: int  # stored as error rows
+    unchanged: int  # skipped: already stored (same content)
+    duplicates: tuple[str, ...]  # skipped: "path (same content as other)", within this run
+    skipped_files: int  # files in the folders searched that no profile has the ending of
+    missing: tuple[str, ...] = ()
+    lost: tuple[str, ...] = ()  # tasks that failed as a whole (a worker died too often): analysed next run
+    run: int = 0
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    total: int
+    failed: int
+
+
+@dataclass(frozen=True)
+class TaskSettings:
+    """What every task needs besides its profiles; picklable, sent with each task."""
+
+    options: AnalyzeOptions
+    store: Path
+    label: str | None
+    generic_stems: frozenset[str] = field(default_factory=frozenset)
+
+
+class SerialExecutor(Executor):
+    """`--workers 1`: each task runs when submitted, in this process (no cluster to start)."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # delivered through the future, as a pool would
+            future.set_exception(exc)
+        return future
+
+
+@functools.lru_cache(maxsize=4)
+def _packs(rule_paths: tuple[Path, ...]) -> PackCache:
+    """The rule sets a worker process loaded, kept for its next tasks: reading the packs costs as much
+    as analysing a dozen summary profiles. One fleet run reads one set of packs."""
+    return PackCache(rule_paths)
+
+
+def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome]:
+    """One task: each profile analysed on its own (a failure is that profile's error row), its analysis
+    written into the store, its rows returned."""
+    from advisor.core.serialize import dumps
+
+    packs = _packs(tuple(settings.options.rule_paths))
+    outcomes = []
+    for item in items:
+        try:
+            analysis = load_analysis(item.path, settings.options, jobs=1, packs=packs)
+            write_atomically(analysis_file(settings.store, item.hash), dumps(analysis).encode("utf-8"), durable=False)
+            outcomes.append(outcome(analysis, item, settings.label, settings.generic_stems))
+        except AdvisorError as exc:
+            problem = exc.problem if exc.where == str(item.path) else f"{exc.where}: {exc.problem}"
+            outcomes.append(error_outcome(item, problem, settings.label, path_name(item.path, settings.generic_stems)))
+        except Exception as exc:  # a bug on one profile must not lose the others of the task
+            said = " ".join(str(exc).split())
+            outcomes.append(error_outcome(item, f"internal error ({type(exc).__name__}: {said})", settings.label,
+                                          path_name(item.path, settings.generic_stems)))
+    return outcomes
+
+
+def batches(items: Sequence[Item], workers: int, settings: dict[str, int]) -> Iterator[list[Item]]:
+    """Tasks of up to `max_per_task` small profiles, sized so each worker gets several; a large file
+    is a task of its own (it would hold a batch of small ones back)."""
+    alone = [i for i in items if i.size >= settings["alone_bytes"]]
+    small = [i for i in items if i.size < settings["alone_bytes"]]
+    size = max(1, min(settings["max_per_task"], math.ceil(len(small) / max(1, workers * settings["tasks_per_worker"]))))
+    for item in alone:
+        yield [item]
+    for start in range(0, len(small), size):
+        yield small[start:start + size]
+
+
+def _changed(candidates: Sequence[Candidate], index: dict[str, Stored]) -> tuple[list[Candidate], int]:
+    """The candidates that may hold something new, and how many are unchanged: a file whose path, size
+    and modification time match a stored row is skipped unread."""
+    changed = [c for c in candidates if (known := index.get(str(c.path))) is None
+               or (known.size, known.mtime_ns) != (c.size, c.mtime_ns)]
+    return changed, len(candidates) - len(changed)
+
+
+def _hashed(changed: Sequence[Candidate], stored: set[str]) -> tuple[list[Item], int, list[str]]:
+    """The changed candidates whose content is not stored yet. One row per content: a second file with
+    the same bytes is a duplicate, named, not analysed. Returns the items, how many were already stored
+    (touched or renamed) and the duplicates."""
+    items: list[Item] = []
+    first: dict[str, Path] = {}
+    already = 0
+    duplicates: list[str] = []
+    for candidate in changed:
+        digest = content_hash(candidate.path)
+        if digest in first:
+            duplicates.append(f"{candidate.path} (same content as {first[digest]})")
+        elif digest in stored:
+            already += 1
+        else:
+            first[digest] = candidate.path
+            items.append(Item(candidate.path, digest, candidate.size, candidate.mtime_ns))
+    return items, already, duplicates
+
+
+Pool = Callable[[], contextlib.AbstractContextManager[tuple[Executor, int]]]
+
+
+def run_fleet(paths: Sequence[str], store: Store, options: AnalyzeOptions, pool: Pool, label: str | None = None,
+              force: bool = False, progress: Callable[[Progress], None] | None = None) -> RunResult:
+    """Analyse every profile under `paths` not yet in `store` on the executor `pool()` gives (an executor
+    and how many tasks it runs at once), started only when there is something to analyse."""
+    from advisor.kinds import names
+
+    fleet = load_yaml_resource("data/fleet_run.yaml")
+    found = discover(paths, store.folder)
+    settings = TaskSettings(replace(options, load=replace(options.load, progress=None)), store.folder, label,
+                            frozenset(fleet["identity"]["generic_stems"]))
+    metrics = headline_metrics(list(names()))
+    with store.lock():
+        store.recover()
+        run = store.next_run()
+        index = {} if force else store.index()
+        changed, unchanged = _changed(found.candidates, index)
+        committer = _Committer(store, run, metrics, fleet["store"])
+        lost: list[str] = []
+        # The pool starts (in the background, for a local cluster) as soon as something may need analysing,
+        # so the changed files are hashed while its workers come up.
+        with store.superseding() if force else contextlib.nullcontext(), \
+                pool() if changed else contextlib.nullcontext((None, 0)) as (executor, workers):
+            items, already, duplicates = _hashed(changed, {s.hash for s in index.values()})
+            unchanged += already
+            for outcomes, batch, error in _results(executor, workers, items, settings, fleet["batching"]):
+                if error is not None:  # the task as a whole (a worker killed too often): retried next run
+                    lost += [f"{i.path}: {error}" for i in batch]
+                else:
+                    committer.add(outcomes)
+                if progress:
+                    progress(Progress(committer.done, len(items), committer.failed))
+            committer.flush()
+    return RunResult(len(found.candidates), committer.done - committer.failed, committer.failed, unchanged,
+                     tuple(duplicates), found.skipped, found.missing, tuple(lost), run)
+
+
+def _results(executor: Executor, workers: int, items: Sequence[Item], settings: TaskSettings,
+             batching: dict[str, int]) -> Iterator[tuple[list[Outcome], list[Item], str | None]]:
+    """Each task's outcomes as it finishes, with at most a few tasks per worker in flight (the client
+    holds no more than that, however large the fleet)."""
+    in_flight: dict[Future, list[Item]] = {}
+    limit = max(1, workers * batching["in_flight_per_worker"])
+    pending = batches(items, workers, batching)
+    exhausted = False
+    while True:
+        while not exhausted and len(in_flight) < limit:
+            batch = next(pending, None)
+            if batch is None:
+                exhausted = True
+            else:
+                in_flight[executor.submit(analyse_batch, batch, settings)] = batch
+        if not in_flight:
+            return
+        finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+        for future in sorted(finished, key=lambda f: str(in_flight[f][0].path)):
+            batch = in_flight.pop(future)
+            try:
+                yield future.result(), batch, None
+            except Exception as exc:
+                yield [], batch, f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
+class _Committer:
+    """Rows gathered until a part is worth writing (a count or a time), then committed."""
+
+    def __init__(self, store: Store, run: int, metrics: list[str], settings: dict[str, Any]):
+        self.store, self.run, self.metrics = store, run, metrics
+        self.every, self.seconds = settings["commit_every"], settings["commit_seconds"]
+        self.rows: list[dict[str, Any]] = []
+        self.findings: list[dict[str, Any]] = []
+        self.units: dict[str, str] = {}
+        self.since = time.monotonic()
+        self.done = self.failed = 0
+
+    def add(self, outcomes: Sequence[Outcome]) -> None:
+        self.done += len(outcomes)
+        self.failed += sum(o.row["status"] == "error" for o in outcomes)
+        for o in outcomes:
+            self.rows.append({**o.row, "run": self.run})
+            self.findings += [{**f, "run": self.run} for f in o.findings]
+            self.units.update(o.units)
+        if len(self.rows) >= self.every or time.monotonic() - self.since >= self.seconds:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.rows:
+            self.store.commit(self.rows, self.findings, self.units, self.metrics)
+        self.rows, self.findings, self.since = [], [], time.monotonic()

@@ -1,0 +1,162 @@
+"""Fleet runs end to end: serially and on a real dask LocalCluster, corrupt and duplicate files, re-runs,
+--force, a task lost as a whole, and a run killed part-way then resumed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import Future
+from contextlib import nullcontext
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fleet.fleet_support import mixed_folder, neuron_profiles
+from tests_support import ROOT, SAMPLES
+
+from advisor.api import AnalyzeOptions
+from advisor.core.serialize import read_if_analysis
+from advisor.fleet.attempts import records
+from advisor.fleet.cluster import executor
+from advisor.fleet.run import SerialExecutor, run_fleet
+from advisor.fleet.store import Store
+
+
+def serial(paths, folder: Path, workers: int = 1, **kwargs):
+    store = Store.open(folder, create=True)
+    return store, run_fleet([str(p) for p in paths], store, AnalyzeOptions(), lambda: executor(workers, None),
+                            **kwargs)
+
+
+@pytest.mark.parametrize("workers", [1, 2], ids=["serial", "LocalCluster"])
+def test_a_folder_of_every_kind_with_a_corrupt_file_and_a_duplicate(tmp_path, workers):
+    root = mixed_folder(tmp_path / "fleet")
+    store, result = serial([root], tmp_path / "store", workers, label="night 1")
+    assert (result.found, result.analysed, result.failed, result.skipped_files) == (6, 4, 1, 2)
+    assert result.duplicates == (f"{root / 'other' / 'copy.json'} (same content as {root / 'neuron.json'})",)
+    rows = pd.read_parquet(tmp_path / "store" / "profiles")  # the store as any pandas user reads it
+    assert sorted(rows["path"].str.replace(str(root) + "/", "")) == ["broken.json", "ncu.csv", "neuron.json",
+                                                                     "ranks", "rbln.pb"]
+    by_path = rows.set_index(rows["path"].str.replace(str(root) + "/", ""))
+    assert by_path.loc["broken.json", "status"] == "error"
+    assert by_path.loc["broken.json", "error"] == "invalid JSON at line 1 column 24: Expecting value"
+    assert pd.isna(by_path.loc["broken.json", "kind"])
+    assert dict(by_path.loc[["neuron.json", "ncu.csv", "rbln.pb", "ranks"], "kind"]) == {
+        "neuron.json": "neuron", "ncu.csv": "ncu", "rbln.pb": "rbln", "ranks": "neuron"}
+    neuron = by_path.loc["neuron.json"]
+    assert neuron["name"] == "neuron" and neuron["device"] == "trn1.2xlarge" and neuron["label"] == "night 1"
+    assert neuron["total_time"] == pytest.approx(0.00040625033)  # seconds
+    assert neuron["root_causes"] == "weight-reload" and neuron["gain_finding"] in {"weight-reload", "memory-bound"}
+    assert neuron["recoverable_time"] == pytest.approx(neuron["gain"] * neuron["total_time"])
+    assert 0 < neuron["tensor_engine_active_time_percent"] < 1  # a fraction, unit in store.json
+    assert store.units()["tensor_engine_active_time_percent"] == "fraction"
+    assert by_path.loc["ranks", "total_time"] == pytest.approx(0.05543, rel=1e-3)  # the slowest rank
+    assert pd.isna(by_path.loc["ncu.csv", "tensor_engine_active_time_percent"])  # another kind's column
+    saved = read_if_analysis(store.analysis_path(neuron["hash"]))
+    assert saved is not None and saved.kind == "neuron" and saved.value("total_time") == neuron["total_time"]
+    findings = store.findings()
+    mine = findings[findings["hash"] == neuron["hash"]]
+    assert sorted(mine["rule"]) == sorted(f.name for f in saved.findings)
+    assert len(mine) == neuron["findings"]
+    assert not findings.duplicated(["hash", "rule"]).any()
+
+
+def test_rerun_skips_what_is_stored_and_force_reanalyses_without_duplicates(tmp_path):
+    root = mixed_folder(tmp_path / "fleet")
+    store, _ = serial([root], tmp_path / "store")
+    _, again = serial([root], tmp_path / "store")
+    assert (again.analysed, again.failed, again.unchanged) == (0, 0, 6)
+    os.utime(root / "neuron.json", ns=(1, 1))  # touched, same bytes: hashed, still stored
+    _, touched = serial([root], tmp_path / "store")
+    assert (touched.analysed, touched.unchanged) == (0, 6)
+    (root / "ncu2.csv").write_bytes((SAMPLES / "ncu_before_after" / "before.csv").read_bytes())
+    _, added = serial([root], tmp_path / "store")
+    assert (added.analysed, added.unchanged, added.run) == (1, 6, 2)
+    _, forced = serial([root], tmp_path / "store", force=True)
+    assert (forced.analysed, forced.failed) == (5, 1)
+    raw = pd.read_parquet(tmp_path / "store" / "profiles")
+    assert len(raw) == 6 and not raw["hash"].duplicated().any()  # superseded rows compacted away
+    assert sorted(store.profiles()["run"]) == [3] * 6
+    raw_findings = pd.read_parquet(tmp_path / "store" / "findings")
+    assert set(raw_findings["run"]) == {3} and not raw_findings.duplicated(["hash", "rule"]).any()
+
+
+class _Failing(SerialExecutor):
+    """An executor whose first task fails as a whole, as dask reports a task whose workers kept dying."""
+
+    def __init__(self):
+        self.failed = False
+
+    def submit(self, fn, /, *args, **kwargs):
+        if self.failed:
+            return super().submit(fn, *args, **kwargs)
+        self.failed = True
+        future: Future = Future()
+        future.set_exception(RuntimeError("KilledWorker: worker died 3 times"))
+        return future
+
+
+def test_a_task_lost_as_a_whole_is_not_stored_and_the_next_run_analyses_it(tmp_path):
+    neuron_profiles(tmp_path / "fleet", 5)
+    store = Store.open(tmp_path / "store", create=True)
+    lost = run_fleet([str(tmp_path / "fleet")], store, AnalyzeOptions(), lambda: nullcontext((_Failing(), 1)))
+    # 5 profiles for 1 worker: tasks of 2 (4 tasks per worker), the first one lost
+    assert (len(lost.lost), lost.analysed) == (2, 3) and "KilledWorker" in lost.lost[0]
+    assert sorted(store.profiles()["name"]) == ["kernel_0002", "kernel_0003", "kernel_0004"]
+    _, retried = serial([tmp_path / "fleet"], tmp_path / "store")
+    assert (retried.analysed, retried.unchanged) == (2, 3)
+
+
+def test_local_cluster_gives_the_serial_rows_on_the_samples(tmp_path):
+    store_serial, _ = serial([SAMPLES], tmp_path / "serial")
+    store = Store.open(tmp_path / "cluster", create=True)
+    with executor(2, None) as (pool, width):
+        result = run_fleet([str(SAMPLES)], store, AnalyzeOptions(), lambda: nullcontext((pool, width)))
+    assert (width, result.analysed, result.failed, len(result.duplicates)) == (2, 27, 0, 2)
+    columns = ["hash", "path", "kind", "name", "total_time", "root_causes", "recoverable_time"]
+    assert store.profiles()[columns].equals(store_serial.profiles()[columns])
+    assert store.findings().drop(columns="part").equals(store_serial.findings().drop(columns="part"))
+    assert dict(store.profiles()["kind"].value_counts()) == {"neuron": 13, "ncu": 8, "rbln": 6}
+
+
+def test_a_killed_run_resumes_with_nothing_lost_and_nothing_duplicated(tmp_path):
+    neuron_profiles(tmp_path / "fleet", 700)
+    command = [sys.executable, "-m", "advisor", "fleet", str(tmp_path / "fleet"), "--store", str(tmp_path / "store"),
+               "--workers", "1", "--quiet", "-o", str(tmp_path / "fleet.json")]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    first_part = tmp_path / "store" / "profiles" / "part-000001.parquet"
+    deadline = time.monotonic() + 120
+    while not first_part.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL, process.stderr.read().decode()
+    assert not (tmp_path / "fleet.json").exists()
+    stored = len(Store.open(tmp_path / "store").profiles())
+    assert 0 < stored < 700  # killed part-way
+    _, resumed = serial([tmp_path / "fleet"], tmp_path / "store")
+    assert (resumed.analysed, resumed.unchanged) == (700 - stored, stored)
+    store = Store.open(tmp_path / "store")
+    rows = pd.read_parquet(tmp_path / "store" / "profiles")
+    assert len(rows) == 700 and rows["path"].nunique() == 700 and not rows["hash"].duplicated().any()
+    findings = pd.read_parquet(tmp_path / "store" / "findings")
+    assert set(findings["hash"]) == set(rows["hash"]) and not findings.duplicated(["hash", "rule"]).any()
+    assert all(store.analysis_path(h).is_file() for h in rows["hash"])
+
+
+def test_a_force_run_killed_before_it_compacted_is_compacted_by_the_next(tmp_path):
+    neuron_profiles(tmp_path / "fleet", 3)
+    store, _ = serial([tmp_path / "fleet"], tmp_path / "store")
+    stored = pd.read_parquet(tmp_path / "store" / "profiles")
+    # what a killed --force run leaves: its marker and a part holding contents already stored
+    (tmp_path / "store" / ".superseding").write_bytes(b"")
+    store.commit(records(stored.drop(columns="part")), [], {}, [])
+    assert pd.read_parquet(tmp_path / "store" / "profiles")["hash"].duplicated().sum() == 3
+    assert len(store.profiles()) == 3  # readers keep the latest row per content meanwhile
+    _, after = serial([tmp_path / "fleet"], tmp_path / "store")
+    raw = pd.read_parquet(tmp_path / "store" / "profiles")
+    assert after.unchanged == 3 and len(raw) == 3 and set(raw["part"]) == {2}
+    assert not (tmp_path / "store" / ".superseding").exists()
