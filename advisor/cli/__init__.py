@@ -84,9 +84,9 @@ def _rules_option(p: argparse.ArgumentParser) -> None:
                    help="extra rule pack file or folder (repeatable)")
 
 
-def _document_options(p: argparse.ArgumentParser, what: str) -> None:
+def _document_options(p: argparse.ArgumentParser, what: str, default: str = "Markdown on stdout") -> None:
     p.add_argument("-o", "--output", type=Path, help=f"output file for {what}: .md, .html, .pdf or .json "
-                                                      "(default: Markdown on stdout)")
+                                                      f"(default: {default})")
     p.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
     p.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
 
@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument("paths", nargs="*", metavar="PATH", help="profiles, folders (searched recursively) or globs")
     fleet.add_argument("--store", metavar="DIR", type=Path, required=True,
                        help="the store folder (created when missing); re-runs skip profiles already stored")
-    _document_options(fleet, "the fleet overview")
+    _document_options(fleet, "the fleet overview", "with PATHs none, the run fills the store; without, Markdown on "
+                                                   "stdout")
     fleet.add_argument("--label", help="a label for this run's profiles (e.g. a date or commit), ordering the "
                                        "trends when profiles carry no capture time")
     fleet.add_argument("--force", action="store_true", help="re-analyse profiles already in the store")

@@ -1,5 +1,6 @@
 """`advisor fleet`: analyse every profile under the paths into a store (when paths are given), then
-write the fleet overview from the store."""
+write the fleet overview from the store when one is asked for (-o or --format; from the store alone,
+Markdown on stdout by default). A nightly job that only fills the store pays nothing for the overview."""
 
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def fleet(args: argparse.Namespace) -> int:
             print(f"advisor: error: {lost} (not stored; the next run retries it)", file=sys.stderr)
         if not args.quiet or result.failed or result.lost:
             print(_summary(result), file=sys.stderr)
+    if args.paths and args.output is None and args.format is None:  # the store is the product: no overview asked
+        if not args.quiet:
+            print(f"advisor: fleet: the overview: advisor fleet --store {args.store} -o fleet.md", file=sys.stderr)
+        return 0
     from advisor.fleet.render import render_fleet
 
     emit(args, render_fleet(store, fmt, args.output, args.page_size, args.noise / 100, args.top))

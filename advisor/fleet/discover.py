@@ -69,14 +69,14 @@ def _candidate(path: Path) -> Candidate:
     return Candidate(path, stat.st_size, stat.st_mtime_ns)
 
 
-def _walk(folder: Path, extensions: tuple[str, ...], skip: frozenset[str], excluded: Path | None,
+def _walk(folder: Path, extensions: tuple[str, ...], skip: frozenset[str], excluded: str | None,
           found: list[Candidate]) -> int:
     """Candidates under `folder` in name order; returns how many files were skipped."""
     skipped = 0
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         path = Path(entry.path)
         if entry.is_dir():
-            if entry.name in skip or (excluded is not None and path.resolve() == excluded):
+            if entry.name in skip or (excluded is not None and os.path.abspath(path) == excluded):
                 continue
             if _is_profile_set(path, extensions):
                 found.append(_candidate(path))
@@ -96,7 +96,7 @@ def discover(paths: Sequence[str], store: Path | None = None) -> Discovery:
     settings = load_yaml_resource("data/fleet_run.yaml")["discovery"]
     extensions = tuple(e.lower() for e in settings["extensions"])
     skip = frozenset(settings["skip_folders"])
-    excluded = store.resolve() if store is not None else None
+    excluded = os.path.abspath(store) if store is not None else None
     found: list[Candidate] = []
     skipped = 0
     missing: list[str] = []
@@ -116,9 +116,11 @@ def discover(paths: Sequence[str], store: Path | None = None) -> Discovery:
 
 
 def _unique(found: Iterable[Candidate]) -> Iterable[Candidate]:
-    seen: set[Path] = set()
+    """Each path once (named twice, or inside a folder also named); a file reached through a link is
+    found again, and then stored once by its content hash."""
+    seen: set[str] = set()
     for candidate in found:
-        key = candidate.path.resolve()
+        key = os.path.abspath(candidate.path)
         if key not in seen:
             seen.add(key)
             yield candidate

@@ -210,7 +210,7 @@ class Store:
         parts = self._parts("profiles")
         stale: set[int] = set()
         for number in sorted(parts):
-            for content_hash in pq.read_table(parts[number], columns=["hash"]).column("hash").to_pylist():
+            for content_hash in _read(parts[number], ["hash"]).column("hash").to_pylist():
                 if content_hash in latest:
                     stale.add(latest[content_hash])
                 latest[content_hash] = number
@@ -219,7 +219,7 @@ class Store:
                 path = self.folder / table / f"part-{number:06d}.parquet"
                 if not path.is_file():
                     continue
-                data = pq.read_table(path)
+                data = _read(path)
                 kept = data.filter(pc.is_in(data.column("hash"), value_set=_hashes_of(latest, number)))
                 if table == "profiles" and kept.num_rows == 0:
                     path.unlink()
@@ -233,17 +233,13 @@ class Store:
     # ---------------------------------------------------------------------------------------- reading
 
     def _column(self, table: str, column: str) -> list[Any]:
-        import pyarrow.parquet as pq
-
-        return [v for path in self._parts(table).values()
-                for v in pq.read_table(path, columns=[column]).column(column).to_pylist()]
+        return [v for path in self._parts(table).values() for v in _read(path, [column]).column(column).to_pylist()]
 
     def _table(self, table: str, columns: Sequence[tuple[str, str]]) -> pd.DataFrame:
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         parts = self._parts(table)
-        tables = [pq.read_table(parts[n]) for n in sorted(parts)]
+        tables = [_read(parts[n]) for n in sorted(parts)]
         if not tables:
             return _schema(columns).empty_table().to_pandas()
         return pa.concat_tables(tables, promote_options="default").to_pandas()
@@ -266,13 +262,12 @@ class Store:
     def index(self) -> dict[str, Stored]:
         """Path -> size, mtime and hash of what is stored: a re-run skips an unchanged file unread."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         parts = self._parts("profiles")
         if not parts:
             return {}
         columns = ["path", "size", "mtime_ns", "hash"]
-        data = pa.concat_tables([pq.read_table(parts[n], columns=columns) for n in sorted(parts)])
+        data = pa.concat_tables([_read(parts[n], columns) for n in sorted(parts)])
         return {p: Stored(s, m, h) for p, s, m, h in zip(*(data.column(c).to_pylist() for c in columns), strict=True)}
 
     def units(self) -> dict[str, str]:
@@ -289,6 +284,14 @@ class Store:
         if analysis is None:
             raise AdvisorError(str(path), "the stored analysis is missing or unreadable")
         return analysis
+
+
+def _read(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
+    """One part file; through ParquetFile, which needs none of pyarrow's dataset machinery (a re-run
+    with nothing to do would spend a third of its time importing it)."""
+    import pyarrow.parquet as pq
+
+    return pq.ParquetFile(path).read(columns=list(columns) if columns is not None else None)
 
 
 def _hashes_of(latest: dict[str, int], number: int) -> pa.Array:

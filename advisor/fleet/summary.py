@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING, Any
 from advisor.compare.diff import judge
 from advisor.core.resources import load_yaml_resource
 from advisor.fleet.attempts import order, point_label, points, records
+from advisor.fleet.store import PROFILE_COLUMNS
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# The contract's fixed profile columns; every other float column is a kind's headline metric.
-FIXED_COLUMNS = frozenset({
-    "hash", "path", "size", "mtime_ns", "kind", "status", "error", "name", "device", "profiler_version", "captured",
-    "label", "run", "part", "total_time", "gain", "gain_finding", "recoverable_time", "findings", "root_causes",
-    "top_severity"})
+# Every profile column the store does not list as fixed is a kind's headline metric.
+FIXED_COLUMNS = frozenset(name for name, _ in PROFILE_COLUMNS)
 MAD_TO_SIGMA = 1.4826  # MAD of normal data × this = its standard deviation (the modified z-score)
 MEAN_AD_TO_SIGMA = 1.253314  # the same for the mean absolute deviation, used when over half the values tie
 UNKNOWN_KIND = "unknown"

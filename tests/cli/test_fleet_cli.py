@@ -74,3 +74,12 @@ def test_report_options_apply_to_every_profile(tmp_path):
     store = Store.open(tmp_path / "s")
     assert set(store.findings()["rule"]) == {"weight-reload", "memory-bound"}  # and the rule it requires
     assert {store.analysis(h).hardware.name for h in store.profiles()["hash"]} == {"trn2"}
+
+
+def test_a_run_without_output_only_fills_the_store(tmp_path, capsys):
+    assert main(["fleet", str(SAMPLES / "weight_reload"), "--store", str(tmp_path / "s"), "--workers", "1"]) == 0
+    out, err = capsys.readouterr()
+    hint = f"advisor: fleet: the overview: advisor fleet --store {tmp_path / 's'} -o fleet.md"
+    assert out == "" and err.splitlines()[-1] == hint
+    assert main(["fleet", "--store", str(tmp_path / "s")]) == 0  # from the store alone: Markdown on stdout
+    assert capsys.readouterr().out.startswith("# Fleet overview: 1 profile")

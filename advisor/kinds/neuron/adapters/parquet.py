@@ -32,6 +32,15 @@ def table_files(folder: Path, table: str) -> list[Path]:
     return [p for _, p in parts]
 
 
+_TABLE_FILE = re.compile(rf"^({'|'.join(TABLES)})(_\d+)?\.parquet$")
+
+
+def has_tables(folder: Path) -> bool:
+    """Whether the folder holds any table advisor reads, from one listing (detection asks every folder
+    a fleet walks)."""
+    return any(_TABLE_FILE.match(p.name) for p in folder.iterdir())
+
+
 def is_explorer_dir(folder: Path) -> bool:
     return folder.is_dir() and bool(table_files(folder, "Summary"))
 
