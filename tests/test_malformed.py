@@ -25,6 +25,7 @@ EXPECTED = {
     "no_metrics.json": "unknown format: no profile kind reads it",
     "unknown_format.csv": "unknown format",
     "prose.txt": "unknown format",
+    "strings_only.json": "no usable metric (5 fields, none numeric)",
     "strings_for_numbers.json": None,
     "nan_infinity.json": None,
     "zero_time.json": None,

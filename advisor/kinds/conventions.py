@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -155,3 +155,20 @@ def _checked(name: str, number: float, conv: Conventions, notes: list[str]) -> f
 
 def has_profile_metrics(values: Mapping[str, float | None], conv: Conventions) -> bool:
     return any(conv.is_profile_field(name) for name in values)
+
+
+def has_usable_metric(values: Mapping[str, float | None], conv: Conventions) -> bool:
+    return any(value is not None and conv.is_profile_field(name) for name, value in values.items())
+
+
+def no_usable_metric(raws: Sequence[Mapping[str, Any]], conv: Conventions) -> str:
+    """The problem of fields that name metrics but measure nothing: a file of these is no profile."""
+    fields = sum(len(raw) for raw in raws)
+    numbers = sum(1 for raw in raws for key, value in raw.items()
+                  if conv.is_profile_field(conv.names.get(str(key), str(key)))
+                  and not isinstance(value, (dict, list)) and isinstance(number_or_reason(value), float))
+    counted = f"{fields} field{'' if fields == 1 else 's'}"
+    if not numbers:
+        return f"no usable metric ({counted}, none numeric)"
+    # numbers, but each one the profiler's "not measured" (a negative sentinel, zero time, a share beyond 0..1)
+    return f"no usable metric ({counted}, {numbers} numeric, none a measurement)"

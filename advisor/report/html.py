@@ -26,13 +26,29 @@ def _markdown():
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
 
 
+PDF_DPI = 200  # print resolution: the chart spans the text width, about 6.6 in, so ~190 px per inch
+
+
 def _chart(spec: dict[str, Any], embed: str) -> Markup:
     """Inline SVG for screens; a PNG data URI for the PDF, which WeasyPrint draws far faster than
-    matplotlib's SVG paths (the PNG is rendered at print resolution)."""
+    matplotlib's SVG paths (the PNG is rendered at print resolution, opaque: WeasyPrint would split an
+    alpha channel out and encode the image twice)."""
     if embed == "svg":
         return Markup(charts.svg(spec))
-    data = base64.b64encode(charts.png(spec, dpi=200)).decode("ascii")
+    data = base64.b64encode(charts.png(spec, dpi=PDF_DPI, opaque=True)).decode("ascii")
     return Markup(f'<img alt="" src="data:image/png;base64,{data}">')
+
+
+# A token this long (a path, a hash, a metric name) may make a table wider than the page: only the
+# cells holding one may wrap anywhere. WeasyPrint sizes a column by trying a line break at every
+# character such a cell has, so `anywhere` on every cell was a third of the PDF's layout time.
+LONG_TOKEN = re.compile(r"\S{24,}")
+WIDE_TABLE_COLUMNS = 9  # from here on a table is set smaller to fit an A4 page (the ncu kernel ranking has 11)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _cell(html: Markup) -> dict[str, Any]:
+    return {"html": html, "wrap": bool(LONG_TOKEN.search(_TAG.sub("", html)))}
 
 
 def _block(block: Block, md: Any, embed: str) -> dict[str, Any]:
@@ -44,8 +60,9 @@ def _block(block: Block, md: Any, embed: str) -> dict[str, Any]:
     if block.kind == "table":
         align = [block.align[i] if i < len(block.align) else "left" for i in range(len(block.headers))]
         return {"kind": "table", "caption": inline(block.caption) if block.caption else "", "align": align,
+                "wide": len(block.headers) >= WIDE_TABLE_COLUMNS,
                 "headers": [inline(h) for h in block.headers],
-                "rows": [[inline(c) for c in row] for row in block.rows]}
+                "rows": [[_cell(inline(c)) for c in row] for row in block.rows]}
     if block.kind == "code":
         return {"kind": "code", "text": block.text}
     if block.kind == "chart":

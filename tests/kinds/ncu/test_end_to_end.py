@@ -109,7 +109,7 @@ def test_before_after_matches_the_kernel_and_reports_fixed_findings():
      '"Duration","","n/a"\n'
      '"0","1","app","h","k(int)","1","7","(32, 1, 1)","(1, 1, 1)","0","8.0","GPU Speed Of Light Throughput",'
      '"Compute (SM) Throughput","%","nan"\n',
-     "no usable metric (2 values, none numeric)"),
+     "no usable metric (2 fields, none numeric)"),
 ])
 def test_a_failed_profile_is_one_error_line(tmp_path, capsys, content, problem):
     path = tmp_path / "failed.csv"

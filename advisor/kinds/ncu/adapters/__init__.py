@@ -62,6 +62,6 @@ def load(path: Path, options: LoadOptions) -> list[Profile]:
     profiles = [p for launch in launches if (p := to_profile(launch, str(path), fmt, shape, names)) is not None]
     if not profiles:
         values = sum(len(launch.rows) for launch in launches)
-        raise AdvisorError(str(path), f"no usable metric ({values} values, none numeric): every value is n/a or "
-                                      "nan — the profiler could not measure these launches")
+        raise AdvisorError(str(path), f"no usable metric ({values} field{'' if values == 1 else 's'}, none numeric): "
+                                      "every value is n/a or nan — the profiler could not measure these launches")
     return profiles

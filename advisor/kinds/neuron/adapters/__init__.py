@@ -16,7 +16,7 @@ from advisor.core.events import EventTrace
 from advisor.core.model import Profile, SourceInfo
 from advisor.inputs.text import MAX_SUMMARY_BYTES, decode, decode_head, read_bytes
 from advisor.kinds.base import LoadOptions
-from advisor.kinds.conventions import conventions, has_profile_metrics, normalise
+from advisor.kinds.conventions import conventions, has_profile_metrics, has_usable_metric, no_usable_metric, normalise
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.adapters import legacy_json, ntff, parquet, summary_json, summary_text
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION
@@ -29,7 +29,7 @@ def detect(path: Path, head: bytes) -> bool:
     """An .ntff, an Explorer output folder, a folder of per-rank files, a full JSON trace, or the text
     of a summary-json or summary-text."""
     if path.is_dir():
-        return any(parquet.table_files(path, t) for t in parquet.TABLES) or bool(members(path))
+        return parquet.has_tables(path) or bool(members(path))
     if ntff.sniff_name(path) or legacy_json.sniff(head):
         return True
     text = decode_head(head)
@@ -109,10 +109,13 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
             raise AdvisorError(where, "binary data, not a Neuron summary (an .ntff capture needs the .ntff extension)")
         fmt, shape, entries = _parse_text(text, where)
 
-    profiles = []
+    profiles, unusable = [], []
     for name, raw in entries:
         fields = normalise(raw, conv)
         if not has_profile_metrics(fields.values, conv):
+            continue
+        if not has_usable_metric(fields.values, conv):
+            unusable.append(raw)  # names metrics but measures none ("fast", "n/a"): not a profile
             continue
         source = SourceInfo(
             path=where, format=fmt, shape=shape, entry=name if len(entries) > 1 else None,
@@ -120,6 +123,8 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         )
         profiles.append(Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes,
                                 units=fields.units, raw_names=fields.raw_names, kind=KIND.name))
+    if not profiles and unusable:
+        raise AdvisorError(where, no_usable_metric(unusable, conv))
     if not profiles:
         raise AdvisorError(where, "no Neuron profile metrics in it (expected fields such as total_time or "
                                   "hbm_read_bytes)")

@@ -68,7 +68,7 @@ def test_sentinels_and_non_finite_are_unavailable(write, bad):
 
 
 def test_number_beyond_float_range_is_unavailable(write):
-    path = write("s.json", '{"total_time": 1e400, "hbm_read_bytes": ' + "9" * 400 + "}")
+    path = write("s.json", '{"total_time": 1e400, "dma_transfer_count": 3, "hbm_read_bytes": ' + "9" * 400 + "}")
     [profile] = load_profiles(path)
     assert profile.values["total_time"] is None
     assert profile.values["hbm_read_bytes"] is None
@@ -123,3 +123,23 @@ def test_missing_file_and_directory(tmp_path):
         load_profiles(tmp_path / "nope.json")
     with pytest.raises(AdvisorError, match="directory"):
         load_profiles(tmp_path)
+
+
+@pytest.mark.parametrize(("data", "problem"), [
+    ({"n_1": {"total_time": "fast", "hbm_read_bytes": "lots", "vector_engine_active_time_percent": "high",
+              "instance_type": "trn1"}}, "no usable metric (4 fields, none numeric)"),
+    ({"total_time": "n/a", "hbm_read_bytes": None}, "no usable metric (2 fields, none numeric)"),
+    ({"total_time": -1, "hbm_read_bytes": -1.0, "mfu_estimated_percent": "x"},
+     "no usable metric (3 fields, 2 numeric, none a measurement)"),
+])
+def test_metrics_without_one_usable_number_are_not_a_profile(write, data, problem):
+    with pytest.raises(AdvisorError) as info:
+        load_profiles(write("s.json", data))
+    assert info.value.problem == problem
+
+
+def test_an_entry_without_usable_metrics_is_dropped_beside_a_real_one(write):
+    data = {"n_1": {"total_time": "fast", "hbm_read_bytes": "lots"}, "n_2": {**FLAT, "total_time": "n/a"}}
+    [profile] = load_profiles(write("s.json", data))
+    assert profile.values["total_time"] is None  # partly unavailable: still a profile
+    assert profile.values["hbm_read_bytes"] == 1000

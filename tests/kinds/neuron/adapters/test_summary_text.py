@@ -78,3 +78,9 @@ def test_unavailable_markers(write):
     [p] = load_profiles(write("s.txt", "total_time  0.5\nmfu_estimated_percent  N/A\nhbm_read_bytes -1\n"))
     assert p.values["mfu_estimated_percent"] is None
     assert p.values["hbm_read_bytes"] is None
+
+
+def test_text_without_one_usable_number_is_not_a_profile(write):
+    with pytest.raises(AdvisorError) as info:
+        load_profiles(write("s.txt", "total_time  fast\nhbm_read_bytes  N/A\ninstance_type  trn1.2xlarge\n"))
+    assert info.value.problem == "no usable metric (3 fields, none numeric)"

@@ -1,0 +1,72 @@
+"""PDF report latency as a multiple of the floor: a fresh Python that imports what every chart-drawing
+report needs (`import matplotlib.figure, jinja2, numpy`). The floor, the Markdown report and the PDF
+report run as subprocesses in turn, round after round, so machine noise falls on all three alike;
+the medians and their ratios to the floor are printed (ratios travel between machines, seconds do not).
+
+    python benchmarks/pdf_latency.py [--rounds 7] [--sample samples/mp2_energy] [--baseline TREE]
+
+`--baseline TREE` also times the PDF from another source tree (say `git archive HEAD | tar -x -C TREE`)
+in the same rounds, so a change is measured against what it replaces under the same load.
+Target (issue 15): PDF ≤ 3× the floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FLOOR = [sys.executable, "-c", "import matplotlib.figure, jinja2, numpy"]
+
+
+def advisor() -> list[str]:
+    script = Path(sys.executable).parent / "advisor"
+    return [str(script)] if script.exists() else [shutil.which("advisor") or "advisor"]
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, env=env)
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved runs of each command; medians printed")
+    parser.add_argument("--sample", type=Path, default=ROOT / "samples" / "mp2_energy",
+                        help="a folder with summary.json and investigation.yaml")
+    parser.add_argument("--baseline", type=Path, help="a source tree of advisor to time the PDF from as well")
+    args = parser.parse_args()
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "0"}
+    envs = {"baseline pdf": {**env, "PYTHONPATH": str(args.baseline.resolve())}} if args.baseline else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        report = [*advisor(), "report", str(args.sample / "summary.json"),
+                  "--context", str(args.sample / "investigation.yaml"), "-o"]
+        commands = {"floor": FLOOR, "md": [*report, str(Path(tmp) / "findings.md")],
+                    "pdf": [*report, str(Path(tmp) / "findings.pdf")]}
+        if args.baseline:
+            commands["baseline pdf"] = [*report, str(Path(tmp) / "baseline.pdf")]
+        for name, command in commands.items():  # warm the page cache and any bytecode once, untimed
+            timed(command, envs.get(name, env))
+        runs: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(args.rounds):
+            for name, command in commands.items():
+                runs[name].append(timed(command, envs.get(name, env)))
+    floor = statistics.median(runs["floor"])
+    print(f"{args.rounds} rounds, median wall time, ratio to the floor "
+          f"(`{' '.join(Path(FLOOR[0]).name if i == 0 else p for i, p in enumerate(FLOOR))}`):")
+    for name, times in runs.items():
+        median = statistics.median(times)
+        print(f"  {name:12} {median:6.2f} s  {median / floor:5.2f}×  (min {min(times):.2f} s, max {max(times):.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
