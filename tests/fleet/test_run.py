@@ -160,3 +160,25 @@ def test_a_force_run_killed_before_it_compacted_is_compacted_by_the_next(tmp_pat
     raw = pd.read_parquet(tmp_path / "store" / "profiles")
     assert after.unchanged == 3 and len(raw) == 3 and set(raw["part"]) == {2}
     assert not (tmp_path / "store" / ".superseding").exists()
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path):
+    from distributed import Client, LocalCluster
+
+    neuron_profiles(tmp_path / "fleet", 400)
+    store = Store.open(tmp_path / "store", create=True)
+    killed: list[int] = []
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        pids = sorted(client.run(os.getpid).values())
+
+        def kill_one(progress):  # after the first results: a worker dies with tasks still to run
+            if not killed and progress.done < progress.total:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
+
+        result = run_fleet([str(tmp_path / "fleet")], store, AnalyzeOptions(),
+                           lambda: nullcontext((client.get_executor(), 2)), progress=kill_one)
+    assert killed and (result.analysed, result.failed, result.lost) == (400, 0, ())
+    rows = pd.read_parquet(tmp_path / "store" / "profiles")
+    assert len(rows) == 400 and not rows["hash"].duplicated().any()
