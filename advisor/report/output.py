@@ -59,11 +59,28 @@ def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str |
                     raise AdvisorError(str(inner), "is a symlink; refusing to write reports through it")
                 inner.mkdir(parents=True, exist_ok=True)
             write_atomic(path.parent / relative, data)
-        keep = {Path(relative).name for relative in files}
-        for old in target.glob("*.png"):
-            if old.name not in keep and not old.is_symlink():
-                old.unlink()
+        _remove_stale(target, {path.parent / relative for relative in files})
     write_atomic(path, main)
+
+
+STALE_SUFFIXES = (".png", ".md", ".html")  # what renders write into a chart folder
+
+
+def _remove_stale(target: Path, written: set[Path]) -> None:
+    """Charts and reports an earlier render left in the chart folder or the subfolders this one wrote
+    into (a fleet overview's reports/ of profiles no longer among the top offenders, with their own
+    chart folders). Only the chart folder's own tree is touched, never through a symlink."""
+    import shutil
+
+    folders = {p.parent for p in written} | {target}
+    for folder in sorted(folders):
+        for old in folder.iterdir():
+            if old.is_symlink() or old in written or old in folders:
+                continue
+            if old.is_file() and old.suffix in STALE_SUFFIXES:
+                old.unlink()
+            elif folder != target and old.is_dir() and old.name.endswith("_files"):
+                shutil.rmtree(old)
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -52,6 +52,18 @@ def test_symlinks_inside_the_chart_folder_are_not_followed(tmp_path):
     assert not (folder / "engines-1111111111.png").is_symlink()
 
 
+def test_stale_charts_and_reports_of_an_earlier_render_are_removed(tmp_path):
+    """A nightly fleet overview written to the same path: last night's offenders' reports go."""
+    first = {"o_files/roots-1.png": b"a", "o_files/reports/x-1.md": b"x", "o_files/reports/x-1_files/e-1.png": b"c"}
+    write_report(tmp_path / "o.md", b"# 1\n", first, "o_files")
+    (tmp_path / "o_files" / "notes.txt").write_text("mine")  # not something a render writes: kept
+    second = {"o_files/roots-2.png": b"b", "o_files/reports/y-2.md": b"y", "o_files/reports/y-2_files/e-2.png": b"d"}
+    write_report(tmp_path / "o.md", b"# 2\n", second, "o_files")
+    left = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "o_files").rglob("*") if p.is_file())
+    assert left == ["o_files/notes.txt", "o_files/reports/y-2.md", "o_files/reports/y-2_files/e-2.png",
+                    "o_files/roots-2.png"]
+
+
 def test_output_checks(tmp_path):
     with pytest.raises(AdvisorError, match="does not exist"):
         check_output(tmp_path / "no" / "r.md", [])
