@@ -67,19 +67,22 @@ STALE_SUFFIXES = (".png", ".md", ".html")  # what renders write into a chart fol
 
 
 def _remove_stale(target: Path, written: set[Path]) -> None:
-    """Charts and reports an earlier render left in the chart folder or the subfolders this one wrote
-    into (a fleet overview's reports/ of profiles no longer among the top offenders, with their own
-    chart folders). Only the chart folder's own tree is touched, never through a symlink."""
+    """Files of the kinds this render writes that an earlier one left in the chart folder or the
+    subfolders this one wrote into (a fleet overview's reports/ of profiles no longer among the top
+    offenders, with their chart folders). Another format's files sharing the folder (fleet.md and
+    fleet.html both use fleet_files/) are left alone; nothing is touched through a symlink."""
     import shutil
 
     folders = {p.parent for p in written} | {target}
+    suffixes = {p.suffix for p in written} & set(STALE_SUFFIXES)
+    writes_folders = any(f.name.endswith("_files") for f in folders - {target})
     for folder in sorted(folders):
         for old in folder.iterdir():
             if old.is_symlink() or old in written or old in folders:
                 continue
-            if old.is_file() and old.suffix in STALE_SUFFIXES:
+            if old.is_file() and old.suffix in suffixes:
                 old.unlink()
-            elif folder != target and old.is_dir() and old.name.endswith("_files"):
+            elif writes_folders and folder != target and old.is_dir() and old.name.endswith("_files"):
                 shutil.rmtree(old)
 
 

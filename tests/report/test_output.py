@@ -62,6 +62,9 @@ def test_stale_charts_and_reports_of_an_earlier_render_are_removed(tmp_path):
     left = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "o_files").rglob("*") if p.is_file())
     assert left == ["o_files/notes.txt", "o_files/reports/y-2.md", "o_files/reports/y-2_files/e-2.png",
                     "o_files/roots-2.png"]
+    write_report(tmp_path / "o.html", b"<p>2</p>", {"o_files/reports/y-2.html": b"<p>y</p>"}, "o_files")
+    after_html = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "o_files").rglob("*") if p.is_file())
+    assert after_html == sorted([*left, "o_files/reports/y-2.html"])  # the Markdown overview's files stay
 
 
 def test_output_checks(tmp_path):
