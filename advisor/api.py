@@ -192,17 +192,18 @@ def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int |
     saved = serialize.read_if_analysis(path)
     if saved is None:
         return analyze(path, options, jobs, progress, executor, packs)
-    return _as_saved(path, saved, options, refused_when_saved)
+    return _as_saved(path, saved, options, refused_when_saved, packs)
 
 
-def _as_saved(path: Path, saved: Analysis, options: AnalyzeOptions, refused_when_saved: Sequence[str]) -> Analysis:
+def _as_saved(path: Path, saved: Analysis, options: AnalyzeOptions, refused_when_saved: Sequence[str],
+              packs: PackCache | None = None) -> Analysis:
     """A saved analysis under today's rule names, with a new investigation context judged on it."""
     get_kind(saved.kind, f"{path}: the analysis of a profile of this kind")  # installed?
     if refused_when_saved:
         given = ", ".join(refused_when_saved)
         raise AdvisorError(str(path), f"a saved analysis is used as it was analysed; {given} only apply when "
                                       "analysing the profile itself")
-    ruleset = load_packs(options.rule_paths, kind=saved.kind)
+    ruleset = packs.get(saved.kind) if packs is not None else load_packs(options.rule_paths, kind=saved.kind)
     saved = serialize.with_current_rule_names(saved, ruleset.canonical)
     if options.context is None:
         return saved

@@ -5,8 +5,6 @@ Markdown on stdout by default). A nightly job that only fills the store pays not
 from __future__ import annotations
 
 import argparse
-import glob
-import os
 import sys
 from pathlib import Path
 
@@ -39,23 +37,27 @@ def fleet(args: argparse.Namespace) -> int:
         raise AdvisorError("--noise", "must be a percentage from 0 to 100")
     if args.top < 1:
         raise AdvisorError("--top", "must be at least 1")
-    matched = [p for p in args.paths if os.path.lexists(p) or glob.glob(p, recursive=True)]
-    if args.paths and not matched:  # nothing to do: no store is created for it
-        raise AdvisorError(args.paths[0], "no such file or folder" + (" (nor any given path)" if len(args.paths) > 1
-                                                                    else ""))
     if args.workers is not None and args.workers < 1:
         raise AdvisorError("--workers", "must be at least 1")
     if args.scheduler is not None and args.workers is not None:
         raise AdvisorError("--workers", "sizes the local cluster; an existing cluster (--scheduler) has its own "
                                         "workers")
     analyze_options = options.analyze_options(args, options.settings(args))
-    store = Store.open(args.store, create=bool(args.paths))
+    found = None
     if args.paths:
+        from advisor.fleet.discover import discover
+
+        found = discover(args.paths, args.store)
+        if len(found.missing) == len(args.paths):  # nothing to do: no store is created for it
+            raise AdvisorError(found.missing[0], "no such file or folder" + (" (nor any given path)"
+                                                                             if len(args.paths) > 1 else ""))
+    store = Store.open(args.store, create=found is not None)
+    if found is not None:
         from advisor.fleet.cluster import executor
         from advisor.fleet.run import run_fleet
 
         show = None if args.quiet or not sys.stderr.isatty() else _progress_line
-        result = run_fleet(args.paths, store, analyze_options, lambda: executor(args.workers, args.scheduler),
+        result = run_fleet(found, store, analyze_options, lambda: executor(args.workers, args.scheduler),
                            args.label, args.force, show)
         if show:
             print(file=sys.stderr)

@@ -79,8 +79,8 @@ def _test(ruleset: RuleSet, paths: list[Path]) -> int:
 
 
 def _docs(ruleset: RuleSet, folder: Path) -> int:
+    from advisor.core.files import write_atomic
     from advisor.engine.docs import generate
-    from advisor.report.output import write_atomic
 
     folder.mkdir(parents=True, exist_ok=True)
     pages = generate(ruleset)

@@ -17,7 +17,9 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 from advisor.core.errors import AdvisorError
 from advisor.core.resources import load_yaml_resource
@@ -40,6 +42,13 @@ class Discovery:
     candidates: tuple[Candidate, ...]
     skipped: int = 0  # files in the folders searched that no profile has the ending of
     missing: tuple[str, ...] = field(default_factory=tuple)  # paths or globs that matched nothing
+
+
+@cache
+def run_settings() -> dict[str, Any]:
+    """advisor/data/fleet_run.yaml, read once per process like a kind's data files (hashing asks for the
+    endings once per folder)."""
+    return load_yaml_resource("data/fleet_run.yaml")
 
 
 def _is_profile_set(folder: Path, extensions: tuple[str, ...]) -> bool:
@@ -93,7 +102,7 @@ def _walk(folder: Path, extensions: tuple[str, ...], skip: frozenset[str], exclu
 def discover(paths: Sequence[str], store: Path | None = None) -> Discovery:
     """Every candidate under `paths`, each once, in the order given (folders in name order). The store
     folder is never searched: its analyses are not new profiles."""
-    settings = load_yaml_resource("data/fleet_run.yaml")["discovery"]
+    settings = run_settings()["discovery"]
     extensions = tuple(e.lower() for e in settings["extensions"])
     skip = frozenset(settings["skip_folders"])
     excluded = os.path.abspath(store) if store is not None else None
@@ -130,7 +139,7 @@ def content_hash(path: Path) -> str:
     """sha256 of a file's bytes; of a folder, of its profile files' relative names and hashes (a README
     edited beside the ranks changes nothing)."""
     if path.is_dir():
-        extensions = tuple(load_yaml_resource("data/fleet_run.yaml")["discovery"]["extensions"])
+        extensions = tuple(run_settings()["discovery"]["extensions"])
         digest = hashlib.sha256()
         for file in (f for f in _files(path) if f.name.lower().endswith(extensions)):
             digest.update(f"{file.relative_to(path).as_posix()}\0{content_hash(file)}\n".encode())

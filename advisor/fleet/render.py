@@ -56,19 +56,15 @@ def offender_reports(store: Store, summary: FleetSummary, fmt: str, output: Path
     return links, files
 
 
-def fleet_summary(store: Store, noise: float = 0.02, top: int = 10) -> FleetSummary:
-    return summarize(store.profiles(), store.findings(), store.units(), str(store.folder), store.analysis_path,
-                     noise=noise, top=top)
-
-
 def render_fleet(store: Store, fmt: str, output: Path | None, page_size: str = "a4", noise: float = 0.02,
                  top: int = 10) -> Rendered:
     from advisor.fleet.overview_report import fleet_document
 
-    summary = fleet_summary(store, noise, top)
+    config = limits()
+    summary = summarize(store.profiles(), store.findings(), store.units(), str(store.folder), store.analysis_path,
+                        noise=noise, top=top, config=config)
     if fmt == "json":
         return Rendered(summary_json(summary).encode("utf-8"))
-    config = limits()
     if fmt == "pdf" or output is None:  # no place for report files: the stored analyses are named instead
         return render_document(fleet_document(summary, config, analyses=True), fmt, output, page_size)
     links, reports = offender_reports(store, summary, fmt, output, page_size)

@@ -21,10 +21,10 @@ from typing import Any
 
 from advisor.api import AnalyzeOptions, load_analysis
 from advisor.core.errors import AdvisorError
-from advisor.core.resources import load_yaml_resource
-from advisor.fleet.discover import Candidate, content_hash, discover
+from advisor.core.files import write_atomic
+from advisor.fleet.discover import Candidate, Discovery, content_hash, run_settings
 from advisor.fleet.rows import Item, Outcome, error_outcome, headline_metrics, outcome, path_name
-from advisor.fleet.store import Store, Stored, analysis_file, write_atomically
+from advisor.fleet.store import Store, Stored, analysis_file
 from advisor.packs.load import PackCache
 
 
@@ -89,7 +89,9 @@ def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome
     for item in items:
         try:
             analysis = load_analysis(item.path, settings.options, jobs=1, packs=packs)
-            write_atomically(analysis_file(settings.store, item.hash), dumps(analysis).encode("utf-8"), durable=False)
+            target = analysis_file(settings.store, item.hash)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, dumps(analysis).encode("utf-8"))  # not fsynced: see store.py
             outcomes.append(outcome(analysis, item, settings.label, settings.generic_stems))
         except AdvisorError as exc:
             problem = exc.problem if exc.where == str(item.path) else f"{exc.where}: {exc.problem}"
@@ -144,14 +146,13 @@ def _hashed(changed: Sequence[Candidate], stored: set[str]) -> tuple[list[Item],
 Pool = Callable[[], contextlib.AbstractContextManager[tuple[Executor, int]]]
 
 
-def run_fleet(paths: Sequence[str], store: Store, options: AnalyzeOptions, pool: Pool, label: str | None = None,
+def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Pool, label: str | None = None,
               force: bool = False, progress: Callable[[Progress], None] | None = None) -> RunResult:
-    """Analyse every profile under `paths` not yet in `store` on the executor `pool()` gives (an executor
-    and how many tasks it runs at once), started only when there is something to analyse."""
+    """Analyse every profile `found` (`discover`) not yet in `store` on the executor `pool()` gives (an
+    executor and how many tasks it runs at once), started only when there is something to analyse."""
     from advisor.kinds import names
 
-    fleet = load_yaml_resource("data/fleet_run.yaml")
-    found = discover(paths, store.folder)
+    fleet = run_settings()
     settings = TaskSettings(replace(options, load=replace(options.load, progress=None)), store.folder, label,
                             frozenset(fleet["identity"]["generic_stems"]))
     metrics = headline_metrics(list(names()))

@@ -7,7 +7,9 @@ profile's full analysis JSON, so any stored profile can be re-rendered or compar
     analyses/<hash[:2]>/<hash>.json   the full analysis (`advisor report x.json` re-renders it)
 
 Crash safety comes from ordering and atomic renames: analyses are written first (by the workers), then
-a part's findings, then its profiles file, each to a temporary name and renamed into place. A run
+a part's findings, then its profiles file, each to a temporary name and renamed into place. Parts and
+the manifest are flushed to the disk first; analyses are not (one per profile: a killed process never
+leaves half of one, and one lost to a power cut is reported missing when it is read). A run
 killed at any point leaves whole files only; findings without their profiles part are removed by the
 next run's `recover()`, and the profiles they belonged to are analysed again. A profile analysed again
 (`--force`) supersedes its older row: readers keep the latest row per content hash, and `compact()`
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import AdvisorError
+from advisor.core.files import write_atomic
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,20 +71,6 @@ def analysis_file(folder: Path, content_hash: str) -> Path:
     return folder / "analyses" / content_hash[:2] / f"{content_hash}.json"
 
 
-def write_atomically(path: Path, data: bytes, durable: bool = True) -> None:
-    """Whole or absent: a temporary file in the same folder, then renamed over `path`. `durable` also
-    flushes it to the disk first, for what must survive the machine going down (parts, the manifest);
-    an analysis file need not: a killed process never leaves half of one, and a lost one re-runs."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(temporary, "wb") as out:
-        out.write(data)
-        if durable:
-            out.flush()
-            os.fsync(out.fileno())
-    os.replace(temporary, path)
-
-
 def _schema(columns: Sequence[tuple[str, str]], metrics: Sequence[str] = ()) -> pa.Schema:
     import pyarrow as pa
 
@@ -114,7 +102,8 @@ class Store:
                         if folder.exists() else "no such store (run `advisor fleet PATH --store DIR` first)")
                 raise AdvisorError(str(folder), what)
             manifest = {"format": FORMAT, "version": VERSION, "units": dict(BASE_UNITS)}
-            write_atomically(path, _manifest_bytes(manifest))
+            folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, _manifest_bytes(manifest), durable=True)
             return cls(folder, manifest)
         try:
             manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -174,7 +163,7 @@ class Store:
     def superseding(self) -> Iterator[None]:
         """Around a run that analyses stored profiles again: a marker, so that a run killed before its
         compaction is compacted by the next (only such runs store one content twice)."""
-        write_atomically(self.folder / SUPERSEDING, b"")
+        write_atomic(self.folder / SUPERSEDING, b"")
         yield
         self.compact()
         (self.folder / SUPERSEDING).unlink()
@@ -183,37 +172,26 @@ class Store:
                units: dict[str, str], metrics: Sequence[str]) -> int:
         """One part: its findings, then its profile rows (the commit). Returns the part number."""
         import pyarrow as pa
-        import pyarrow.parquet as pq
 
         part = self.next_part()
-        if {**self._manifest.get("units", {}), **units} != self._manifest.get("units"):
-            self._manifest = {**self._manifest, "units": dict(sorted({**self._manifest.get("units", {}),
-                                                                      **units}.items()))}
-            write_atomically(self.folder / MANIFEST, _manifest_bytes(self._manifest))
+        merged = dict(sorted({**self._manifest.get("units", {}), **units}.items()))
+        if merged != self._manifest.get("units"):
+            self._manifest = {**self._manifest, "units": merged}
+            write_atomic(self.folder / MANIFEST, _manifest_bytes(self._manifest), durable=True)
         name = f"part-{part:06d}.parquet"
         for table, columns, records, extra in (("findings", FINDING_COLUMNS, findings, ()),
                                                ("profiles", PROFILE_COLUMNS, rows, metrics)):
             schema = _schema(columns, extra)
-            data = pa.Table.from_pylist([{**r, "part": part} for r in records], schema=schema)
-            sink = pa.BufferOutputStream()
-            pq.write_table(data, sink, compression="zstd")
-            write_atomically(self.folder / table / name, sink.getvalue().to_pybytes())
+            (self.folder / table).mkdir(exist_ok=True)
+            _write_part(self.folder / table / name,
+                        pa.Table.from_pylist([{**r, "part": part} for r in records], schema=schema))
         return part
 
     def compact(self) -> None:
         """Rewrites the parts holding rows a later part superseded (profiles analysed again)."""
-        import pyarrow as pa
         import pyarrow.compute as pc
-        import pyarrow.parquet as pq
 
-        latest: dict[str, int] = {}
-        parts = self._parts("profiles")
-        stale: set[int] = set()
-        for number in sorted(parts):
-            for content_hash in _read(parts[number], ["hash"]).column("hash").to_pylist():
-                if content_hash in latest:
-                    stale.add(latest[content_hash])
-                latest[content_hash] = number
+        latest, stale = self._latest()
         for number in sorted(stale):
             for table in ("profiles", "findings"):
                 path = self.folder / table / f"part-{number:06d}.parquet"
@@ -224,9 +202,7 @@ class Store:
                 if table == "profiles" and kept.num_rows == 0:
                     path.unlink()
                     continue
-                sink = pa.BufferOutputStream()
-                pq.write_table(kept, sink, compression="zstd")
-                write_atomically(path, sink.getvalue().to_pybytes())
+                _write_part(path, kept)
             if not (self.folder / "profiles" / f"part-{number:06d}.parquet").exists():
                 (self.folder / "findings" / f"part-{number:06d}.parquet").unlink(missing_ok=True)
 
@@ -253,11 +229,24 @@ class Store:
     def findings(self) -> pd.DataFrame:
         """The findings of the rows `profiles()` returns (an uncommitted or superseded part's are left out)."""
         frame = self._table("findings", FINDING_COLUMNS)
-        profiles = self.profiles()
         if frame.empty:
             return frame
-        current = frame.merge(profiles[["hash", "part"]], on=["hash", "part"], how="inner")
+        latest, _ = self._latest()
+        current = frame[[latest.get(h) == p for h, p in zip(frame["hash"], frame["part"], strict=True)]]
         return current.sort_values(["name", "run", "path", "rule"], kind="stable").reset_index(drop=True)
+
+    def _latest(self) -> tuple[dict[str, int], set[int]]:
+        """Each stored content's latest profiles part, and the parts holding a row a later one superseded;
+        from the hash column alone."""
+        latest: dict[str, int] = {}
+        stale: set[int] = set()
+        parts = self._parts("profiles")
+        for number in sorted(parts):
+            for content_hash in _read(parts[number], ["hash"]).column("hash").to_pylist():
+                if content_hash in latest:
+                    stale.add(latest[content_hash])
+                latest[content_hash] = number
+        return latest, stale
 
     def index(self) -> dict[str, Stored]:
         """Path -> size, mtime and hash of what is stored: a re-run skips an unchanged file unread."""
@@ -292,6 +281,16 @@ def _read(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
     import pyarrow.parquet as pq
 
     return pq.ParquetFile(path).read(columns=list(columns) if columns is not None else None)
+
+
+def _write_part(path: Path, data: pa.Table) -> None:
+    """A part, compressed and flushed to the disk before it is renamed into place (it commits rows)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(data, sink, compression="zstd")
+    write_atomic(path, sink.getvalue().to_pybytes(), durable=True)
 
 
 def _hashes_of(latest: dict[str, int], number: int) -> pa.Array:

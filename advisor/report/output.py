@@ -3,12 +3,11 @@ run leaves nothing behind and an earlier report is never half-overwritten."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError
+from advisor.core.files import write_atomic
 
 FORMATS = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 
@@ -84,21 +83,3 @@ def _remove_stale(target: Path, written: set[Path]) -> None:
                 old.unlink()
             elif writes_folders and folder != target and old.is_dir() and old.name.endswith("_files"):
                 shutil.rmtree(old)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise AdvisorError(str(path), f"folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise AdvisorError(str(path), f"cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -21,14 +21,15 @@ from advisor.api import AnalyzeOptions
 from advisor.core.serialize import read_if_analysis
 from advisor.fleet.attempts import records
 from advisor.fleet.cluster import executor
+from advisor.fleet.discover import discover
 from advisor.fleet.run import SerialExecutor, run_fleet
 from advisor.fleet.store import Store
 
 
 def serial(paths, folder: Path, workers: int = 1, **kwargs):
     store = Store.open(folder, create=True)
-    return store, run_fleet([str(p) for p in paths], store, AnalyzeOptions(), lambda: executor(workers, None),
-                            **kwargs)
+    found = discover([str(p) for p in paths], folder)
+    return store, run_fleet(found, store, AnalyzeOptions(), lambda: executor(workers, None), **kwargs)
 
 
 @pytest.mark.parametrize("workers", [1, 2], ids=["serial", "LocalCluster"])
@@ -102,7 +103,7 @@ class _Failing(SerialExecutor):
 def test_a_task_lost_as_a_whole_is_not_stored_and_the_next_run_analyses_it(tmp_path):
     neuron_profiles(tmp_path / "fleet", 5)
     store = Store.open(tmp_path / "store", create=True)
-    lost = run_fleet([str(tmp_path / "fleet")], store, AnalyzeOptions(), lambda: nullcontext((_Failing(), 1)))
+    lost = run_fleet(discover([str(tmp_path / "fleet")]), store, AnalyzeOptions(), lambda: nullcontext((_Failing(), 1)))
     # 5 profiles for 1 worker: tasks of 2 (4 tasks per worker), the first one lost
     assert (len(lost.lost), lost.analysed) == (2, 3) and "KilledWorker" in lost.lost[0]
     assert sorted(store.profiles()["name"]) == ["kernel_0002", "kernel_0003", "kernel_0004"]
@@ -114,7 +115,7 @@ def test_local_cluster_gives_the_serial_rows_on_the_samples(tmp_path):
     store_serial, _ = serial([SAMPLES], tmp_path / "serial")
     store = Store.open(tmp_path / "cluster", create=True)
     with executor(2, None) as (pool, width):
-        result = run_fleet([str(SAMPLES)], store, AnalyzeOptions(), lambda: nullcontext((pool, width)))
+        result = run_fleet(discover([str(SAMPLES)]), store, AnalyzeOptions(), lambda: nullcontext((pool, width)))
     assert (width, result.analysed, result.failed, len(result.duplicates)) == (2, 27, 0, 2)
     columns = ["hash", "path", "kind", "name", "total_time", "root_causes", "recoverable_time"]
     assert store.profiles()[columns].equals(store_serial.profiles()[columns])
@@ -177,7 +178,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path):
                 os.kill(pids[0], signal.SIGKILL)
                 killed.append(pids[0])
 
-        result = run_fleet([str(tmp_path / "fleet")], store, AnalyzeOptions(),
+        result = run_fleet(discover([str(tmp_path / "fleet")]), store, AnalyzeOptions(),
                            lambda: nullcontext((client.get_executor(), 2)), progress=kill_one)
     assert killed and (result.analysed, result.failed, result.lost) == (400, 0, ())
     rows = pd.read_parquet(tmp_path / "store" / "profiles")
