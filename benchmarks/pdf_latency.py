@@ -7,6 +7,7 @@ the medians and their ratios to the floor are printed (ratios travel between mac
 
 `--baseline TREE` also times the PDF from another source tree (say `git archive HEAD | tar -x -C TREE`)
 in the same rounds, so a change is measured against what it replaces under the same load.
+`pdf --jobs 1` is the PDF without the second process that draws the charts (a one-core machine).
 Target (issue 15): PDF ≤ 3× the floor.
 """
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -27,13 +27,15 @@ FLOOR = [sys.executable, "-c", "import matplotlib.figure, jinja2, numpy"]
 
 
 def advisor() -> list[str]:
-    script = Path(sys.executable).parent / "advisor"
-    return [str(script)] if script.exists() else [shutil.which("advisor") or "advisor"]
+    """`python -m advisor`: the same entry for this tree and a baseline tree on PYTHONPATH (whose console
+    script may differ)."""
+    return [sys.executable, "-m", "advisor"]
 
 
-def timed(command: list[str], env: dict[str, str]) -> float:
+def timed(command: list[str], env: dict[str, str], cwd: str) -> float:
+    """Run from `cwd`, not this tree: `python -m` puts the working directory first on the path."""
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=env)
+    subprocess.run(command, check=True, capture_output=True, env=env, cwd=cwd)
     return time.perf_counter() - start
 
 
@@ -47,24 +49,26 @@ def main() -> int:
     env = {**os.environ, "SOURCE_DATE_EPOCH": "0"}
     envs = {"baseline pdf": {**env, "PYTHONPATH": str(args.baseline.resolve())}} if args.baseline else {}
     with tempfile.TemporaryDirectory() as tmp:
-        report = [*advisor(), "report", str(args.sample / "summary.json"),
-                  "--context", str(args.sample / "investigation.yaml"), "-o"]
+        sample = args.sample.resolve()
+        report = [*advisor(), "report", str(sample / "summary.json"), "--context", str(sample / "investigation.yaml"),
+                  "-o"]
         commands = {"floor": FLOOR, "md": [*report, str(Path(tmp) / "findings.md")],
-                    "pdf": [*report, str(Path(tmp) / "findings.pdf")]}
+                    "pdf": [*report, str(Path(tmp) / "findings.pdf")],
+                    "pdf --jobs 1": [*report, str(Path(tmp) / "serial.pdf"), "--jobs", "1"]}  # one core's figure
         if args.baseline:
             commands["baseline pdf"] = [*report, str(Path(tmp) / "baseline.pdf")]
         for name, command in commands.items():  # warm the page cache and any bytecode once, untimed
-            timed(command, envs.get(name, env))
+            timed(command, envs.get(name, env), tmp)
         runs: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.rounds):
             for name, command in commands.items():
-                runs[name].append(timed(command, envs.get(name, env)))
+                runs[name].append(timed(command, envs.get(name, env), tmp))
     floor = statistics.median(runs["floor"])
     print(f"{args.rounds} rounds, median wall time, ratio to the floor "
           f"(`{' '.join(Path(FLOOR[0]).name if i == 0 else p for i, p in enumerate(FLOOR))}`):")
     for name, times in runs.items():
         median = statistics.median(times)
-        print(f"  {name:12} {median:6.2f} s  {median / floor:5.2f}×  (min {min(times):.2f} s, max {max(times):.2f} s)")
+        print(f"  {name:13} {median:6.2f} s  {median / floor:5.2f}×  (min {min(times):.2f} s, max {max(times):.2f} s)")
     return 0
 
 

@@ -26,10 +26,11 @@ def compare(args: argparse.Namespace) -> int:
     inputs, stored = _store_inputs(args.inputs, args.store)
     fmt = output_format(args, inputs, "compare.pdf")
     labels = args.label or [stored.get(i) or label for i, label in enumerate(default_labels(args.inputs))]
-    result = compare_inputs(inputs, labels, options.analyze_options(args, options.settings(args)),
-                            noise=args.noise / 100, shaping=options.analysis_flags_given(args))
-    failures = compare_gates(result, args.fail_on_regression, args.fail_on_new)  # may refuse: before writing
-    emit(args, render_comparison(result, fmt, args.output, args.page_size))
+    with options.chart_drawer(args, fmt) as drawer:
+        result = compare_inputs(inputs, labels, options.analyze_options(args, options.settings(args)),
+                                noise=args.noise / 100, shaping=options.analysis_flags_given(args))
+        failures = compare_gates(result, args.fail_on_regression, args.fail_on_new)  # may refuse: before writing
+        emit(args, render_comparison(result, fmt, args.output, args.page_size, drawer))
     for failure in failures:
         print(f"advisor: gate: {failure}", file=sys.stderr)
     return 1 if failures else 0

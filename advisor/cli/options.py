@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from advisor.api import AnalyzeOptions
     from advisor.cli.settings import Settings
     from advisor.kinds import ProfileKind
+    from advisor.report.drawing import Drawer
 
 OPTIONS_FILE = "options.yaml"
 _SPEC_KEYS = ("flag", "dest", "metavar", "help", "action", "entry")
@@ -189,6 +192,15 @@ def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions
     return AnalyzeOptions(load=load, hardware=args.hardware or found.hardware,
                           rule_paths=(*found.rules, *args.rules), selection=selection,
                           context=getattr(args, "context", None))
+
+
+def chart_drawer(args: argparse.Namespace, fmt: str) -> AbstractContextManager[Drawer]:
+    """Who draws the output's charts: a second process where there are charts to draw (a Markdown file, HTML,
+    PDF) and `--jobs` is not 1."""
+    from advisor.report.drawing import drawing_process
+
+    charted = fmt in ("html", "pdf") or (fmt == "md" and args.output is not None)
+    return drawing_process(charted and args.jobs != 1)
 
 
 def progress(args: argparse.Namespace) -> Callable[[str], None] | None:

@@ -32,9 +32,10 @@ def report(args: argparse.Namespace) -> int:
     from advisor.report.render import render
 
     fmt = output_format(args, [args.input, *([args.context] if args.context else [])], "report.pdf")
-    found = options.settings(args)
-    result = analysis(args, found)
-    emit(args, render(result, fmt, args.output, args.page_size))
+    with options.chart_drawer(args, fmt) as drawer:  # started first: it loads matplotlib during the analysis
+        found = options.settings(args)
+        result = analysis(args, found)
+        emit(args, render(result, fmt, args.output, args.page_size, drawer))
     failures = severity_gate(result.findings, args.fail_on or found.fail_on)
     for failure in failures:  # the report is written first: the gate explains it
         print(f"advisor: gate: {failure}", file=sys.stderr)

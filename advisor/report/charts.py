@@ -7,10 +7,13 @@ Both are byte-stable: fixed SVG hash salt, no dates in metadata.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import itertools
+import json
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from advisor.core import units as fmt
@@ -165,6 +168,32 @@ def png(spec: dict[str, Any], dpi: int = 150, opaque: bool = False) -> bytes:
         rgba = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         rgba.convert("RGB").save(buffer, format="png", compress_level=1)
     return buffer.getvalue()
+
+
+@dataclass(frozen=True)
+class ChartJob:
+    """One chart to draw, as plain data (it may be drawn in another process)."""
+
+    spec: dict[str, Any]
+    format: str = "png"  # "png" or "svg"
+    dpi: int = 150
+    opaque: bool = False
+
+
+def draw(job: ChartJob) -> bytes:
+    return svg(job.spec).encode("utf-8") if job.format == "svg" else png(job.spec, job.dpi, job.opaque)
+
+
+def key(spec: dict[str, Any]) -> str:
+    """A chart's identity: the same spec draws the same picture."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def warm_up() -> None:
+    """What drawing needs loaded, loaded ahead of the first chart (in a drawing process)."""
+    import matplotlib.backends.backend_agg
+    import matplotlib.figure  # noqa: F401
+    import PIL.Image  # noqa: F401
 
 
 def finite(*values: float | None) -> bool:

@@ -6,8 +6,8 @@ anything from a profile or a pack arrives escaped.
 
 from __future__ import annotations
 
-import base64
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from markupsafe import Markup
@@ -15,6 +15,8 @@ from markupsafe import Markup
 from advisor import __version__
 from advisor.report import charts
 from advisor.report.document import Block, Document
+from advisor.report.pdf import CHART_SCHEME
+from advisor.report.table_fit import fits_unbroken
 from advisor.report.templates import environment
 
 PAGE_SIZES = {"a4": "A4", "letter": "Letter"}
@@ -29,29 +31,35 @@ def _markdown():
 PDF_DPI = 200  # print resolution: the chart spans the text width, about 6.6 in, so ~190 px per inch
 
 
-def _chart(spec: dict[str, Any], embed: str) -> Markup:
-    """Inline SVG for screens; a PNG data URI for the PDF, which WeasyPrint draws far faster than
-    matplotlib's SVG paths (the PNG is rendered at print resolution, opaque: WeasyPrint would split an
-    alpha channel out and encode the image twice)."""
-    if embed == "svg":
-        return Markup(charts.svg(spec))
-    data = base64.b64encode(charts.png(spec, dpi=PDF_DPI, opaque=True)).decode("ascii")
-    return Markup(f'<img alt="" src="data:image/png;base64,{data}">')
+def chart_job(spec: dict[str, Any], embed: str) -> charts.ChartJob:
+    """Inline SVG for screens; for the PDF a PNG, which WeasyPrint draws far faster than matplotlib's SVG
+    paths, rendered at print resolution and opaque (WeasyPrint would split an alpha channel out and encode
+    the image twice)."""
+    return charts.ChartJob(spec, "svg") if embed == "svg" else charts.ChartJob(spec, "png", PDF_DPI, opaque=True)
+
+
+def _chart(spec: dict[str, Any], embed: str, drawn: Mapping[str, bytes]) -> Markup:
+    """The SVG itself, or for the PDF a link the PDF renderer serves (report/pdf.py): the charts may still
+    be drawn while WeasyPrint parses and styles the page."""
+    if embed == "png":
+        return Markup(f'<img alt="" src="{CHART_SCHEME}{charts.key(spec)}">')
+    return Markup((drawn.get(charts.key(spec)) or charts.draw(chart_job(spec, embed))).decode("utf-8"))
 
 
 # A token this long (a path, a hash, a metric name) may make a table wider than the page: only the
-# cells holding one may wrap anywhere. WeasyPrint sizes a column by trying a line break at every
-# character such a cell has, so `anywhere` on every cell was a third of the PDF's layout time.
+# cells holding one may wrap anywhere, and in the PDF only in a table that might not fit its page
+# (report/table_fit.py). WeasyPrint sizes a column by trying a line break at every character such a
+# cell has: `anywhere` on every cell was a third of the PDF's layout time.
 LONG_TOKEN = re.compile(r"\S{24,}")
 WIDE_TABLE_COLUMNS = 9  # from here on a table is set smaller to fit an A4 page (the ncu kernel ranking has 11)
 _TAG = re.compile(r"<[^>]*>")
 
 
-def _cell(html: Markup) -> dict[str, Any]:
-    return {"html": html, "wrap": bool(LONG_TOKEN.search(_TAG.sub("", html)))}
+def _cell(html: Markup, may_wrap: bool) -> dict[str, Any]:
+    return {"html": html, "wrap": may_wrap and bool(LONG_TOKEN.search(_TAG.sub("", html)))}
 
 
-def _block(block: Block, md: Any, embed: str) -> dict[str, Any]:
+def _block(block: Block, md: Any, embed: str, drawn: Mapping[str, bytes], page_size: str) -> dict[str, Any]:
     inline = lambda text: Markup(md.renderInline(text))  # noqa: E731 - a local shorthand
     if block.kind == "paragraph":
         return {"kind": "html", "html": Markup(md.render(block.text))}
@@ -59,24 +67,30 @@ def _block(block: Block, md: Any, embed: str) -> dict[str, Any]:
         return {"kind": "list", "tag": "ol" if block.ordered else "ul", "entries": [inline(i) for i in block.items]}
     if block.kind == "table":
         align = [block.align[i] if i < len(block.align) else "left" for i in range(len(block.headers))]
+        wide = len(block.headers) >= WIDE_TABLE_COLUMNS
+        headers = [inline(h) for h in block.headers]
+        rows = [[inline(c) for c in row] for row in block.rows]
+        # a screen's width is not known; the PDF's page is
+        may_wrap = embed == "svg" or not fits_unbroken(headers, rows, align, page_size, wide)
         return {"kind": "table", "caption": inline(block.caption) if block.caption else "", "align": align,
-                "wide": len(block.headers) >= WIDE_TABLE_COLUMNS,
-                "headers": [inline(h) for h in block.headers],
-                "rows": [[_cell(inline(c)) for c in row] for row in block.rows]}
+                "wide": wide, "headers": headers, "rows": [[_cell(c, may_wrap) for c in row] for row in rows]}
     if block.kind == "code":
         return {"kind": "code", "text": block.text}
     if block.kind == "chart":
-        return {"kind": "chart", "svg": _chart(block.spec, embed), "title": block.title}
+        return {"kind": "chart", "svg": _chart(block.spec, embed, drawn), "title": block.title}
     raise ValueError(f"unknown block kind {block.kind}")
 
 
-def render_html(doc: Document, page_size: str = "a4", embed: str = "svg") -> str:
-    """`embed`: how charts are included, "svg" (HTML output) or "png" (the PDF's HTML)."""
-    md = _markdown()
+def render_html(doc: Document, page_size: str = "a4", embed: str = "svg",
+                drawn: Mapping[str, bytes] | None = None) -> str:
+    """`embed`: how charts are included, "svg" (HTML output) or "png" (the PDF's HTML); `drawn`: SVG charts
+    drawn already, by `charts.key` (the others are drawn here)."""
+    md, drawn = _markdown(), drawn or {}
     title_text = re.sub(r"\\(.)", r"\1", doc.title)  # the <title> is plain text: drop Markdown escapes
     footer = re.sub(r"[^\w .,:#()/+-]", "", title_text)[:90]  # goes into a CSS string: keep it inert
     sections = [{"title": Markup(md.renderInline(s.title)), "level": s.level, "anchor": s.anchor or f"s{i}",
-                 "blocks": [_block(b, md, embed) for b in s.blocks]} for i, s in enumerate(doc.sections)]
+                 "blocks": [_block(b, md, embed, drawn, page_size) for b in s.blocks]}
+                for i, s in enumerate(doc.sections)]
     template = environment("html", autoescape=True).get_template("report.html.j2")
     return template.render(title=Markup(md.renderInline(doc.title)), title_text=title_text, footer=footer,
                            lines=[Markup(md.renderInline(line)) for line in doc.lines], sections=sections,

@@ -1,27 +1,41 @@
-"""PDF renderer: the HTML report through WeasyPrint, which is never allowed to fetch anything
-but `data:` URLs (the HTML is self-contained, so nothing should be asked for at all)."""
+"""PDF renderer: the HTML report through WeasyPrint, which is never allowed to fetch anything but the
+report's own charts (`advisor-chart:KEY`, served from memory) and `data:` URLs: no files, no network."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+CHART_SCHEME = "advisor-chart:"
+ChartSource = Callable[[str], bytes]  # a chart's key -> its PNG (waiting for it to be drawn, perhaps elsewhere)
 
-def _fetcher():
-    from weasyprint.urls import URLFetcher
 
-    class DataOnlyFetcher(URLFetcher):
-        """Refuses every URL but data: (no files, no network, no redirects)."""
+def _no_charts(key: str) -> bytes:
+    raise KeyError(f"no chart {key} in this document")
+
+
+def _fetcher(chart: ChartSource = _no_charts):
+    from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse
+
+    class ReportFetcher(URLFetcher):
+        """The report's charts from `chart`; data: URLs; nothing else (no files, no network, no redirects)."""
 
         def __init__(self) -> None:
             super().__init__(allowed_protocols=("data",), allow_redirects=False, timeout=1)
 
         def fetch(self, url, headers=None):
-            if not str(url).startswith("data:"):
-                raise ValueError(f"advisor reports do not load external resources ({str(url)[:60]})")
+            url = str(url)
+            if url.startswith(CHART_SCHEME):
+                try:
+                    png = chart(url[len(CHART_SCHEME):])
+                except Exception as exc:  # WeasyPrint would leave the image out with a warning: stop instead
+                    raise FatalURLFetchingError(url) from exc
+                return URLFetcherResponse(url, png, {"Content-Type": "image/png"})
+            if not url.startswith("data:"):
+                raise ValueError(f"advisor reports do not load external resources ({url[:60]})")
             return super().fetch(url, headers)
 
-    return DataOnlyFetcher()
+    return ReportFetcher()
 
 
 def _loader_cache() -> dict[str, str] | None:
@@ -86,6 +100,14 @@ def _weasyprint():
     return HTML
 
 
-def render_pdf(html: str) -> bytes:
-    """PDF bytes; byte-identical across runs when SOURCE_DATE_EPOCH is set."""
-    return _weasyprint()(string=html, base_url=None, url_fetcher=_fetcher()).write_pdf()
+def render_pdf(html: str, chart: ChartSource = _no_charts) -> bytes:
+    """PDF bytes; byte-identical across runs when SOURCE_DATE_EPOCH is set. `chart` serves the HTML's
+    `advisor-chart:` images; WeasyPrint asks for them once it has parsed and styled the document, so
+    charts drawn in another process are waited for only then."""
+    html_class = _weasyprint()
+    from weasyprint.urls import FatalURLFetchingError
+
+    try:
+        return html_class(string=html, base_url=None, url_fetcher=_fetcher(chart)).write_pdf()
+    except FatalURLFetchingError as exc:  # a chart that could not be drawn: its own error
+        raise exc.__cause__ or exc from None

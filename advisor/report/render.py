@@ -3,14 +3,14 @@ writes everything only once all of it rendered."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from advisor.core.collector import collector_paused
 from advisor.core.comparison import Comparison, Series
 from advisor.core.model import Analysis
 from advisor.report.document import Chart, Document
+from advisor.report.drawing import Drawer, LocalDrawer
 
 
 @dataclass(frozen=True)
@@ -24,51 +24,61 @@ def charts_folder(output: Path) -> str:
     return f"{output.stem}_files"
 
 
-def _chart_files(doc: Document, folder: str) -> tuple[dict[str, str], dict[str, bytes]]:
-    """Chart name -> relative link, and the PNG files, named from a hash of their spec."""
-    from advisor.report import charts
-
-    links: dict[str, str] = {}
-    files: dict[str, bytes] = {}
-    for section in doc.sections:
-        for block in section.blocks:
-            if isinstance(block, Chart):
-                digest = hashlib.sha256(json.dumps(block.spec, sort_keys=True).encode()).hexdigest()[:10]
-                relative = f"{folder}/{block.name}-{digest}.png"
-                links[block.name] = relative
-                files[relative] = charts.png(block.spec)
-    return links, files
+def _charts(doc: Document) -> list[Chart]:
+    return [block for section in doc.sections for block in section.blocks if isinstance(block, Chart)]
 
 
-def render_document(doc: Document, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+def render_document(doc: Document, fmt: str, output: Path | None, page_size: str = "a4",
+                    drawer: Drawer | None = None) -> Rendered:
+    """`drawer` draws the charts (default: in this process)."""
+    # matplotlib's and WeasyPrint's imports and the PDF's layout make hundreds of thousands of objects that
+    # live until the document is written: a collector pass over them all finds nothing (0.15 s of a PDF)
+    with collector_paused():
+        return _render_document(doc, fmt, output, page_size, drawer or LocalDrawer())
+
+
+def _render_document(doc: Document, fmt: str, output: Path | None, page_size: str, drawer: Drawer) -> Rendered:
+    from advisor.report.charts import ChartJob, key
+
     if fmt == "md":
         from advisor.report.markdown import render_markdown
 
         if output is None:  # Markdown on stdout: no place for chart files
             return Rendered(render_markdown(doc).encode("utf-8"))
+        charts = _charts(doc)
         folder = charts_folder(output)
-        links, files = _chart_files(doc, folder)
+        paths = [f"{folder}/{c.name}-{key(c.spec)}.png" for c in charts]  # named from the spec's hash
+        drawn = drawer.start([ChartJob(c.spec) for c in charts])
+        files = {path: chart() for path, chart in zip(paths, drawn, strict=True)}
+        links = {c.name: path for c, path in zip(charts, paths, strict=True)}
         return Rendered(render_markdown(doc, links).encode("utf-8"), files, folder)
-    from advisor.report.html import render_html
+    from advisor.report.html import chart_job, render_html
 
+    embed = "svg" if fmt == "html" else "png"
+    specs = [c.spec for c in _charts(doc)]
+    drawn = dict(zip(map(key, specs), drawer.start([chart_job(spec, embed) for spec in specs]), strict=True))
     if fmt == "html":
-        return Rendered(render_html(doc, page_size).encode("utf-8"))
+        svgs = {chart_key: chart() for chart_key, chart in drawn.items()}
+        return Rendered(render_html(doc, page_size, drawn=svgs).encode("utf-8"))
     from advisor.report.pdf import render_pdf
 
-    return Rendered(render_pdf(render_html(doc, page_size, embed="png")))
+    # WeasyPrint asks for each chart once it is loaded and has styled the page: drawn meanwhile elsewhere
+    return Rendered(render_pdf(render_html(doc, page_size, embed), lambda chart_key: drawn[chart_key]()))
 
 
-def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "a4",
+           drawer: Drawer | None = None) -> Rendered:
     if fmt == "json":
         from advisor.core.serialize import dumps
 
         return Rendered(dumps(analysis).encode("utf-8"))
     from advisor.report.build import build_document
 
-    return render_document(build_document(analysis), fmt, output, page_size)
+    return render_document(build_document(analysis), fmt, output, page_size, drawer)
 
 
-def render_comparison(result: Comparison | Series, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+def render_comparison(result: Comparison | Series, fmt: str, output: Path | None, page_size: str = "a4",
+                      drawer: Drawer | None = None) -> Rendered:
     if fmt == "json":
         from advisor.core.serialize import comparison_json
 
@@ -76,4 +86,4 @@ def render_comparison(result: Comparison | Series, fmt: str, output: Path | None
     from advisor.report.compare_build import comparison_document, series_document
 
     doc = series_document(result) if isinstance(result, Series) else comparison_document(result)
-    return render_document(doc, fmt, output, page_size)
+    return render_document(doc, fmt, output, page_size, drawer)

@@ -5,6 +5,9 @@ session (`renders`), and the tests share the bytes. Every cached PDF is rendered
 SOURCE_DATE_EPOCH set, so it can stand for the first of the byte-identity test's two renders."""
 
 import io
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -97,3 +100,27 @@ def test_html_escapes_profile_text(write):
     html = render(analyze(path), "html", Path("r.html")).main.decode()
     assert "<script>alert" not in html and 'href="javascript' not in html and "<strong>bold" not in html
     assert "&lt;script&gt;" in html
+
+
+# One profile of each kind and shape besides the summaries: the ncu kernel ranking (eleven columns), RBLN
+# traces, a Parquet folder, per-rank files.
+PAGE_FIT = [*PROFILES, SAMPLES / "ncu_multi_kernel" / "details.csv", SAMPLES / "ncu_seed004" / "details.csv",
+            SAMPLES / "rbln_rebel100" / "trace.pb", SAMPLES / "rbln_atom_cnn" / "trace.pb",
+            SAMPLES / "explorer_parquet", SAMPLES / "multi_rank"]
+MARGIN_PT = 16 / 25.4 * 72  # the template's left and right page margins
+
+
+@pytest.mark.skipif(not shutil.which("pdftotext"), reason="needs pdftotext (poppler-utils; .ci/run installs it)")
+@pytest.mark.parametrize("path", PAGE_FIT, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_word_of_the_pdf_lies_inside_the_text_width(path, tmp_path, renders):
+    """What a reader of the PDF would see first: a table cut off at the paper's edge. Tables that fit
+    their page unbroken lose `overflow-wrap: anywhere` (report/table_fit.py); this holds them to it."""
+    pdf = tmp_path / "r.pdf"
+    pdf.write_bytes(renders.pdf(path))
+    boxes = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    width = float(re.search(r'<page width="([\d.]+)"', boxes).group(1))
+    words = [(float(x_min), float(x_max), word) for x_min, x_max, word
+             in re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', boxes)]
+    assert words
+    outside = [word for x_min, x_max, word in words if x_min < MARGIN_PT - 1 or x_max > width - MARGIN_PT + 1]
+    assert not outside, f"{len(outside)} words outside the text width, e.g. {outside[:5]}"

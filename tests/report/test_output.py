@@ -106,3 +106,8 @@ def test_pdf_fetcher_refuses_everything_but_data(url):
 def test_pdf_fetcher_allows_data():
     response = _fetcher().fetch("data:text/plain;base64,aGk=")
     assert response is not None
+
+
+def test_pdf_fetcher_serves_the_report_charts_by_key():
+    response = _fetcher({"abc": b"\x89PNG..."}.__getitem__).fetch("advisor-chart:abc")
+    assert response.read() == b"\x89PNG..." and response.content_type == "image/png"

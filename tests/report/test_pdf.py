@@ -51,17 +51,27 @@ def test_opaque_png_has_the_same_pixels_without_alpha(mp2_specs):
         assert opaque.tobytes() == with_alpha.convert("RGB").tobytes()
 
 
-def _table_html(headers: tuple[str, ...], row: tuple[str, ...]) -> str:
-    return render_html(Document("t", (), (Section("s", (Table(headers, (row,)),)),)), embed="png")
+def _table_html(headers: tuple[str, ...], row: tuple[str, ...], embed: str = "png") -> str:
+    return render_html(Document("t", (), (Section("s", (Table(headers, (row,)),)),)), embed=embed)
 
 
 def test_only_cells_with_a_long_token_may_wrap_anywhere():
     hash_id = "n_" + "0123456789abcdef" * 3  # 50 characters without a break
-    html = _table_html(("Entry", "Metric", "Time"), (hash_id, "`vector_engine_active_time_percent`", "1.5 ms"))
+    row = (hash_id, "`vector_engine_active_time_percent`", "1.5 ms")
     assert LONG_TOKEN.search(hash_id) and not LONG_TOKEN.search("total_time")
-    assert f'<td class="left wrap">{hash_id}</td>' in html
-    assert '<td class="left wrap"><code>vector_engine_active_time_percent</code></td>' in html  # 33 characters
-    assert '<td class="left">1.5 ms</td>' in html
+    for html in (_table_html(("Entry", "Metric", "Time"), row, embed="svg"),  # the HTML: a screen of any width
+                 _table_html(("Entry", "Metric", "Time", "A", "B"), (*row, hash_id, hash_id))):  # too wide for A4
+        assert f'<td class="left wrap">{hash_id}</td>' in html
+        assert '<td class="left wrap"><code>vector_engine_active_time_percent</code></td>' in html  # 33 characters
+        assert '<td class="left">1.5 ms</td>' in html
+
+
+def test_a_pdf_table_that_fits_its_page_unbroken_wraps_nowhere():
+    """Three columns whose words fit A4 whole (a 30-character id, a 33-character metric): no cell pays for
+    `anywhere`. With a 50-character id the estimate (526 pt against 429) asks for it, as above."""
+    html = _table_html(("Entry", "Metric", "Time"), ("n_" + "0123456789abcdef0123456789ab",
+                                                      "`vector_engine_active_time_percent`", "1.5 ms"))
+    assert 'wrap">' not in html and '<td class="left"><code>vector_engine_active_time_percent</code></td>' in html
 
 
 def test_a_table_of_nine_columns_or_more_is_set_small_and_scrolls_on_a_phone():

@@ -8,7 +8,6 @@ source lines, tensor names) are stored once and referenced by code.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import islice
@@ -18,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from advisor.core.collector import collector_paused
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace, Interner
 from advisor.kinds.base import Progress
@@ -172,19 +172,15 @@ def _member(raw: msgspec.Raw, name: str, kind: type, what: str, progress: Progre
 
 
 def decode(data: bytes, where: str, progress: Progress | None = None) -> EventTrace:
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # millions of small objects: the collector would rescan them all (3-7× slower)
     try:
-        trace = msgspec.json.decode(data, type=_Trace)
-        instr = _member(trace.instruction, "instruction", _Instruction, "instructions", progress)
-        dma = _member(trace.dma, "dma", _Dma, "DMA transfers", progress)
+        with collector_paused():  # millions of small objects: the collector would rescan them all (3-7× slower)
+            trace = msgspec.json.decode(data, type=_Trace)
+            instr = _member(trace.instruction, "instruction", _Instruction, "instructions", progress)
+            dma = _member(trace.dma, "dma", _Dma, "DMA transfers", progress)
     except msgspec.ValidationError as exc:
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
         raise AdvisorError(where, f"invalid JSON: {exc}") from None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     return _trace(instr, dma, _first(trace.summary), _first(trace.metadata),
                   [_warning(w) for w in _objects(trace.warnings)], tensor_decls(_objects(trace.neff_node)))
 
