@@ -21,14 +21,13 @@ def compare(args: argparse.Namespace) -> int:
         raise AdvisorError("compare", "give at least two inputs: BEFORE AFTER [MORE ...]")
     if args.label and len(args.label) != len(args.inputs):
         raise AdvisorError("--label", f"{len(args.label)} labels for {len(args.inputs)} inputs; give one per input")
-    if not 0 <= args.noise < 100:
-        raise AdvisorError("--noise", "must be a percentage from 0 to 100")
+    noise = options.noise(args)
     inputs, stored = _store_inputs(args.inputs, args.store)
     fmt = output_format(args, inputs, "compare.pdf")
     labels = args.label or [stored.get(i) or label for i, label in enumerate(default_labels(args.inputs))]
     with options.chart_drawer(args, fmt) as drawer:
         result = compare_inputs(inputs, labels, options.analyze_options(args, options.settings(args)),
-                                noise=args.noise / 100, shaping=options.analysis_flags_given(args))
+                                noise=noise, shaping=options.analysis_flags_given(args))
         failures = compare_gates(result, args.fail_on_regression, args.fail_on_new)  # may refuse: before writing
         emit(args, render_comparison(result, fmt, args.output, args.page_size, drawer))
     for failure in failures:

@@ -33,8 +33,7 @@ def fleet(args: argparse.Namespace) -> int:
     from advisor.fleet.store import Store
 
     fmt = output_format(args, [Path(p) for p in args.paths], "fleet.pdf")
-    if not 0 <= args.noise < 100:
-        raise AdvisorError("--noise", "must be a percentage from 0 to 100")
+    noise = options.noise(args)
     if args.top < 1:
         raise AdvisorError("--top", "must be at least 1")
     if args.workers is not None and args.workers < 1:
@@ -73,5 +72,5 @@ def fleet(args: argparse.Namespace) -> int:
         return 0
     from advisor.fleet.render import render_fleet
 
-    emit(args, render_fleet(store, fmt, args.output, args.page_size, args.noise / 100, args.top))
+    emit(args, render_fleet(store, fmt, args.output, args.page_size, noise, args.top))
     return 0

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 
+from advisor.cli import options
 from advisor.cli.output import emit, output_format
 
 
 def history(args: argparse.Namespace) -> int:
-    from advisor.core.errors import AdvisorError
     from advisor.fleet.history import render_history
     from advisor.fleet.store import Store
 
-    if not 0 <= args.noise < 100:
-        raise AdvisorError("--noise", "must be a percentage from 0 to 100")
+    noise = options.noise(args)
     fmt = output_format(args, [], "history.pdf")
     store = Store.open(args.store)
-    emit(args, render_history(store, args.name, fmt, args.output, args.page_size, args.noise / 100))
+    emit(args, render_history(store, args.name, fmt, args.output, args.page_size, noise))
     return 0

@@ -194,6 +194,15 @@ def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions
                           context=getattr(args, "context", None))
 
 
+def noise(args: argparse.Namespace) -> float:
+    """--noise as a fraction, checked: changes within it are "unchanged"."""
+    from advisor.core.errors import AdvisorError
+
+    if not 0 <= args.noise < 100:
+        raise AdvisorError("--noise", "must be a percentage from 0 to 100")
+    return args.noise / 100
+
+
 def chart_drawer(args: argparse.Namespace, fmt: str) -> AbstractContextManager[Drawer]:
     """Who draws the output's charts: a second process where there are charts to draw (a Markdown file, HTML,
     PDF) and `--jobs` is not 1."""

@@ -69,6 +69,15 @@ def chunks(names: Sequence[str], n: int = CHUNK) -> Iterator[Sequence[str]]:
         yield names[a:a + n]
 
 
+def int32_if_fits(values: Any) -> Any:
+    """int64 values as int32 when they all fit (users widen before arithmetic), else as they are."""
+    import numpy as np
+
+    if len(values) and int(values.min()) >= -2**31 and int(values.max()) < 2**31:
+        return values.astype(np.int32)
+    return values
+
+
 @dataclass(frozen=True)
 class Codes:
     """A column of repeated strings as integer codes into `names`."""

@@ -8,7 +8,7 @@ fractions as percents. An unavailable value is shown as "unavailable", never as 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 UNAVAILABLE = "unavailable"
 
@@ -75,6 +75,19 @@ def seconds(value: float | None) -> str:
         if abs(value) >= size:
             return f"{_sig(value / size)} {unit}"
     return f"{_sig(value / 1e-9)} ns"
+
+
+def axis(unit: str, values: Sequence[float]) -> tuple[float, str]:
+    """How a chart shows values of a unit: the divisor and the unit on its axis (fractions as %, seconds
+    in the unit of the largest value, bytes in binary units)."""
+    top = max((abs(v) for v in values), default=0.0)
+    if unit == "fraction":
+        return 0.01, "%"
+    if unit == "s":
+        return next(((size, name) for name, size in _TIMES if top >= size), (_TIMES[-1][1], _TIMES[-1][0]))
+    if unit == "bytes":
+        return next(((size, name) for name, size in _BINARY if top >= size), (1.0, "B"))
+    return 1.0, unit
 
 
 def percent(fraction: float | None) -> str:

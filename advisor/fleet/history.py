@@ -12,7 +12,7 @@ from advisor.compare.diff import judge
 from advisor.core import units as fmt
 from advisor.fleet.attempts import points, records
 from advisor.fleet.lookup import attempts as ordered_attempts
-from advisor.fleet.summary import Failure, limits, rules_by_hash
+from advisor.fleet.summary import Failure, failures, limits, rules_by_hash
 from advisor.report.compare_build import VERDICT_MARK
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 from advisor.report.render import Rendered, render_document
@@ -77,10 +77,7 @@ def build_history(profiles: pd.DataFrame, findings: pd.DataFrame, name: str, sto
                            _speedup(previous.total_time, step.total_time) if previous else None, verdict, step.rules,
                            tuple(sorted(set(previous.rules) - set(step.rules))) if previous else (),
                            tuple(sorted(set(step.rules) - set(previous.rules))) if previous else ()))
-    failed = profiles[(profiles["name"] == name) & (profiles["status"] != "ok")]
-    failures = tuple(sorted((Failure(r["path"], r["error"] or "unknown error") for r in records(failed)),
-                            key=lambda f: (f.path, f.message)))
-    return History(name, store, noise, tuple(out), failures)
+    return History(name, store, noise, tuple(out), failures(records(profiles[profiles["name"] == name])))
 
 
 def history_json(history: History) -> str:
@@ -95,12 +92,10 @@ def _rules(names: tuple[str, ...]) -> str:
 
 
 def _chart(history: History, labelled: int) -> Chart | None:
-    from advisor.fleet.overview_report import axis
-
     known = [a for a in history.attempts if a.total_time is not None]
     if len(known) < 2:
         return None
-    scale, unit = axis("s", [a.total_time or 0.0 for a in known])
+    scale, unit = fmt.axis("s", [a.total_time or 0.0 for a in known])
     values = [(a.total_time or 0.0) / scale for a in known]
     if len(known) <= labelled:  # few attempts: each point named and labelled with its time
         spec = {"kind": "series", "labels": [a.label for a in known], "values": values,
@@ -161,7 +156,8 @@ def history_document(history: History, config: dict[str, Any]) -> Document:
 
 def render_history(store: Store, name: str, fmt_: str, output: Path | None, page_size: str = "a4",
                    noise: float = 0.02) -> Rendered:
-    history = build_history(store.profiles(), store.findings(), name, str(store.folder), noise)
+    profiles = store.profiles()
+    history = build_history(profiles, store.findings(profiles), name, str(store.folder), noise)
     if fmt_ == "json":
         return Rendered(history_json(history).encode("utf-8"))
     return render_document(history_document(history, limits()), fmt_, output, page_size)

@@ -13,22 +13,6 @@ from advisor.report.compare_build import VERDICT_MARK
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 
 RIGHT, LEFT = "right", "left"
-_TIME_UNITS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-
-
-def axis(unit: str, values: Sequence[float]) -> tuple[float, str]:
-    """How a chart shows values of a unit: the divisor and the unit on its axis (fractions as %,
-    seconds in the unit of the largest value, bytes in binary units)."""
-    top = max((abs(v) for v in values), default=0.0)
-    if unit == "fraction":
-        return 0.01, "%"
-    if unit == "s":
-        return next(((s, u) for s, u in _TIME_UNITS if top >= s), _TIME_UNITS[-1])
-    if unit == "bytes":
-        return next(((s, u) for u, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)) if top >= s), (1.0, "B"))
-    return 1.0, unit
-
-
 def _more(shown: int, total: int, what: str) -> list[Paragraph]:
     return [Paragraph(f"… and {total - shown} more {what} (the JSON output lists what the overview shows).")] \
         if total > shown else []
@@ -94,7 +78,7 @@ def _root_causes(s: FleetSummary, chart_rows: int) -> Section:
         *_more(len(s.root_causes), s.root_causes_total, "root causes")]
     known = [c for c in s.root_causes if c.recoverable_time is not None][:chart_rows]
     if known:
-        scale, unit = axis("s", [c.recoverable_time or 0.0 for c in known])
+        scale, unit = fmt.axis("s", [c.recoverable_time or 0.0 for c in known])
         blocks.append(Chart("root-causes", "Recoverable time by root cause", {
             "kind": "hbar", "labels": [f"{c.rule} ({c.kind})" for c in known],
             "values": [(c.recoverable_time or 0.0) / scale for c in known],
@@ -135,7 +119,7 @@ def _metric_title(metric: str) -> str:
 
 
 def _panel(d: Distribution) -> dict[str, Any]:
-    scale, unit = axis(d.unit, d.edges)
+    scale, unit = fmt.axis(d.unit, d.edges)
     return {"title": _metric_title(d.metric), "edges": [e / scale for e in d.edges], "counts": list(d.counts),
             "xlabel": unit or "value", "log": d.log}
 

@@ -61,7 +61,8 @@ def render_fleet(store: Store, fmt: str, output: Path | None, page_size: str = "
     from advisor.fleet.overview_report import fleet_document
 
     config = limits()
-    summary = summarize(store.profiles(), store.findings(), store.units(), str(store.folder), store.analysis_path,
+    profiles = store.profiles()
+    summary = summarize(profiles, store.findings(profiles), store.units(), str(store.folder), store.analysis_path,
                         noise=noise, top=top, config=config)
     if fmt == "json":
         return Rendered(summary_json(summary).encode("utf-8"))

@@ -226,12 +226,14 @@ class Store:
         frame = frame.sort_values("part", kind="stable").drop_duplicates("hash", keep="last")
         return frame.sort_values(["name", "run", "path"], kind="stable").reset_index(drop=True)
 
-    def findings(self) -> pd.DataFrame:
-        """The findings of the rows `profiles()` returns (an uncommitted or superseded part's are left out)."""
+    def findings(self, profiles: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The findings of the rows `profiles()` returns (an uncommitted or superseded part's are left out);
+        pass that table where it is read already."""
         frame = self._table("findings", FINDING_COLUMNS)
         if frame.empty:
             return frame
-        latest, _ = self._latest()
+        latest = dict(zip(profiles["hash"], profiles["part"], strict=True)) if profiles is not None \
+            else self._latest()[0]
         current = frame[[latest.get(h) == p for h, p in zip(frame["hash"], frame["part"], strict=True)]]
         return current.sort_values(["name", "run", "path", "rule"], kind="stable").reset_index(drop=True)
 

@@ -184,6 +184,9 @@ def draw(job: ChartJob) -> bytes:
     return svg(job.spec).encode("utf-8") if job.format == "svg" else png(job.spec, job.dpi, job.opaque)
 
 
+CHART_SCHEME = "advisor-chart:"  # a chart in the PDF's HTML, by key: the PDF renderer serves it (report/pdf.py)
+
+
 def key(spec: dict[str, Any]) -> str:
     """A chart's identity: the same spec draws the same picture."""
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:10]

@@ -188,14 +188,6 @@ def comparison_document(c: Comparison) -> Document:
                     sections=tuple(s for s in sections if s))
 
 
-def _time_scale(values: list[float]) -> tuple[float, str]:
-    top = max(values)
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
-        if top >= scale:
-            return scale, unit
-    return 1e-9, "ns"
-
-
 def series_document(series: Series) -> Document:
     first = series.total_times[0]
     rows = []
@@ -211,7 +203,7 @@ def series_document(series: Series) -> Document:
     blocks: list[Any] = [table]
     known = [t for t in series.total_times if t is not None]
     if len(known) == len(series.total_times):
-        scale, unit = _time_scale(known)
+        scale, unit = fmt.axis("s", known)
         blocks.append(Chart("series", "Total time across attempts", {
             "kind": "series", "labels": [s.label for s in series.sides], "values": [t / scale for t in known],
             "texts": [fmt.seconds(t) for t in known], "ylabel": f"total time ({unit})"}, alt="Total time per attempt"))

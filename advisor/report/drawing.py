@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from functools import partial
@@ -78,7 +78,6 @@ def drawing_process(wanted: bool = True) -> Iterator[Drawer]:
         return
     import multiprocessing
     import threading
-    from concurrent.futures import ProcessPoolExecutor
 
     start = "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
     executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(start),
@@ -86,5 +85,17 @@ def drawing_process(wanted: bool = True) -> Iterator[Drawer]:
     executor.submit(warm_up)
     try:
         yield ProcessDrawer(executor)
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # bad input, Ctrl-C: the error now, not after matplotlib has loaded
+        _stop(executor)
+        raise
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop(executor: ProcessPoolExecutor) -> None:
+    """Ends the process whatever it is doing (shutdown would wait for a running task)."""
+    if hasattr(executor, "terminate_workers"):  # Python 3.14
+        executor.terminate_workers()
+        return
+    for process in list(getattr(executor, "_processes", {}).values()):  # before 3.14, no public way
+        process.terminate()
+    executor.shutdown(wait=True, cancel_futures=True)

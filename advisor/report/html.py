@@ -15,8 +15,7 @@ from markupsafe import Markup
 from advisor import __version__
 from advisor.report import charts
 from advisor.report.document import Block, Document
-from advisor.report.pdf import CHART_SCHEME
-from advisor.report.table_fit import fits_unbroken
+from advisor.report.table_fit import fits_unbroken, plain_text
 from advisor.report.templates import environment
 
 PAGE_SIZES = {"a4": "A4", "letter": "Letter"}
@@ -42,7 +41,7 @@ def _chart(spec: dict[str, Any], embed: str, drawn: Mapping[str, bytes]) -> Mark
     """The SVG itself, or for the PDF a link the PDF renderer serves (report/pdf.py): the charts may still
     be drawn while WeasyPrint parses and styles the page."""
     if embed == "png":
-        return Markup(f'<img alt="" src="{CHART_SCHEME}{charts.key(spec)}">')
+        return Markup(f'<img alt="" src="{charts.CHART_SCHEME}{charts.key(spec)}">')
     return Markup((drawn.get(charts.key(spec)) or charts.draw(chart_job(spec, embed))).decode("utf-8"))
 
 
@@ -52,11 +51,10 @@ def _chart(spec: dict[str, Any], embed: str, drawn: Mapping[str, bytes]) -> Mark
 # cell has: `anywhere` on every cell was a third of the PDF's layout time.
 LONG_TOKEN = re.compile(r"\S{24,}")
 WIDE_TABLE_COLUMNS = 9  # from here on a table is set smaller to fit an A4 page (the ncu kernel ranking has 11)
-_TAG = re.compile(r"<[^>]*>")
 
 
 def _cell(html: Markup, may_wrap: bool) -> dict[str, Any]:
-    return {"html": html, "wrap": may_wrap and bool(LONG_TOKEN.search(_TAG.sub("", html)))}
+    return {"html": html, "wrap": may_wrap and bool(LONG_TOKEN.search(plain_text(html)))}
 
 
 def _block(block: Block, md: Any, embed: str, drawn: Mapping[str, bytes], page_size: str) -> dict[str, Any]:

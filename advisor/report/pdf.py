@@ -6,15 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-CHART_SCHEME = "advisor-chart:"
+from advisor.report.charts import CHART_SCHEME
+
 ChartSource = Callable[[str], bytes]  # a chart's key -> its PNG (waiting for it to be drawn, perhaps elsewhere)
 
 
-def _no_charts(key: str) -> bytes:
-    raise KeyError(f"no chart {key} in this document")
-
-
-def _fetcher(chart: ChartSource = _no_charts):
+def _fetcher(chart: ChartSource):
     from weasyprint.urls import FatalURLFetchingError, URLFetcher, URLFetcherResponse
 
     class ReportFetcher(URLFetcher):
@@ -100,7 +97,7 @@ def _weasyprint():
     return HTML
 
 
-def render_pdf(html: str, chart: ChartSource = _no_charts) -> bytes:
+def render_pdf(html: str, chart: ChartSource) -> bytes:
     """PDF bytes; byte-identical across runs when SOURCE_DATE_EPOCH is set. `chart` serves the HTML's
     `advisor-chart:` images; WeasyPrint asks for them once it has parsed and styled the document, so
     charts drawn in another process are waited for only then."""

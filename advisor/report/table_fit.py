@@ -28,6 +28,11 @@ _PIECES = re.compile(r"(<code>.*?</code>)", re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
 
 
+def plain_text(cell_html: str) -> str:
+    """What a cell shows: its HTML without tags, entities as their characters."""
+    return html_text.unescape(_TAG.sub("", cell_html))
+
+
 def widest_word_pt(cell_html: str, type_pt: float, nowrap: bool = False) -> float:
     """The widest run of a cell's text that has no space, in points (code in monospace at its own size);
     `nowrap` (a right-aligned cell: a number stays with its unit): the whole text is one run."""
@@ -36,7 +41,7 @@ def widest_word_pt(cell_html: str, type_pt: float, nowrap: bool = False) -> floa
         code = piece.startswith("<code>")
         per_char = MONO_EM * CODE_PT if code else SANS_EM * type_pt
         run += CODE_PADDING_PT if code else 0.0
-        for char in html_text.unescape(_TAG.sub("", piece)):
+        for char in plain_text(piece):
             if char.isspace() and not nowrap:
                 widest, run = max(widest, run), 0.0
             else:
@@ -53,5 +58,5 @@ def fits_unbroken(headers: Sequence[str], rows: Sequence[Sequence[str]], align: 
     narrowest = BORDER_PT + sum(
         max(widest_word_pt(header, type_pt),
             *(widest_word_pt(cell, type_pt, nowrap=side == "right") for cell in cells)) + padding_pt + BORDER_PT
-        for side, (header, *cells) in zip_longest(align, columns, fillvalue="left"))
+        for side, (header, *cells) in zip(align, columns, strict=True))
     return narrowest <= SAFETY * TEXT_WIDTH_PT[page_size]

@@ -210,3 +210,27 @@ def test_a_bad_options_file_is_one_error_line_for_every_command(tmp_path, monkey
                                       "required\n"
     with pytest.raises(AdvisorError):
         main(["--debug", "rules", "list"])
+
+
+@pytest.mark.parametrize(("fmt", "output", "jobs", "process"), [
+    ("pdf", "r.pdf", None, True), ("html", "r.html", None, True), ("md", "r.md", None, True),
+    ("md", None, None, False),  # Markdown on stdout: no charts to draw
+    ("json", "r.json", None, False), ("pdf", "r.pdf", 1, False),  # --jobs 1: this process only
+])
+def test_charts_are_drawn_in_a_second_process_only_where_there_are_charts_and_jobs_allow(fmt, output, jobs, process):
+    from advisor.cli.options import chart_drawer
+    from advisor.report.drawing import LocalDrawer, ProcessDrawer, usable_cores
+
+    with chart_drawer(argparse.Namespace(output=output, jobs=jobs), fmt) as drawer:
+        expected = ProcessDrawer if process and usable_cores() >= 2 else LocalDrawer
+        assert type(drawer) is expected
+
+
+def test_noise_is_a_checked_fraction():
+    from advisor.cli.options import noise
+
+    assert noise(argparse.Namespace(noise=2.0)) == pytest.approx(0.02)
+    assert noise(argparse.Namespace(noise=0.0)) == 0.0
+    for bad in (-1.0, 100.0):
+        with pytest.raises(AdvisorError, match="must be a percentage from 0 to 100"):
+            noise(argparse.Namespace(noise=bad))

@@ -47,3 +47,13 @@ def test_message_spec():
     assert fmt.with_spec(12.4, "ratio", ".0f") == "12"
     assert fmt.with_spec(12.4, "ratio", "") == "12.4×"
     assert fmt.with_spec(None, "ratio", ".0f") == "unavailable"
+
+
+def test_chart_axis_units():
+    assert fmt.axis("fraction", [0.5]) == (0.01, "%")
+    assert fmt.axis("s", [0.002, 0.0004]) == (1e-3, "ms")
+    assert fmt.axis("s", [2.5e-7]) == (1e-9, "ns")  # below a microsecond
+    assert fmt.axis("s", [3.0, -40.0]) == (1.0, "s")  # by magnitude
+    assert fmt.axis("bytes", [3 * 2**20]) == (2**20, "MiB")
+    assert fmt.axis("bytes", [512]) == (1.0, "B")
+    assert fmt.axis("count", []) == (1.0, "count")

@@ -10,7 +10,7 @@ import pytest
 from fleet.frames import finding, frames, profile, saved_analysis, write_store
 from tests_support import SAMPLES
 
-from advisor.fleet.overview_report import axis, fleet_document
+from advisor.fleet.overview_report import fleet_document
 from advisor.fleet.render import render_fleet, report_stem
 from advisor.fleet.summary import limits, summarize
 from advisor.report.markdown import render_markdown
@@ -56,12 +56,6 @@ def test_empty_store_document():
     doc = _document([], [])
     assert doc.title == "Fleet overview: the store is empty"
     assert "The store holds no profiles yet" in render_markdown(doc)
-
-
-def test_chart_axis_units():
-    assert axis("fraction", [0.5]) == (0.01, "%")
-    assert axis("s", [0.002, 0.0004]) == (1e-3, "ms")
-    assert axis("bytes", [3 * 2**20]) == (2**20, "MiB")
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,9 @@
 replaced by drawing here; a chart that cannot be drawn stops the PDF with its own error."""
 
 import os
-from concurrent.futures import ProcessPoolExecutor
+import signal
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -51,11 +53,24 @@ def _die() -> None:
 def test_charts_of_a_process_that_died_are_drawn_here(mp2_doc):
     jobs = _jobs(mp2_doc, "png")[:1]
     with ProcessPoolExecutor(max_workers=1) as executor:
-        executor.submit(_die)  # the pool breaks: its futures fail with BrokenProcessPool
-        drawn = ProcessDrawer(executor).start(jobs)
-        assert [chart() for chart in drawn] == [charts.draw(jobs[0])]
-    after_shutdown = ProcessDrawer(executor).start(jobs)  # a drawer whose process is gone draws here too
-    assert [chart() for chart in after_shutdown] == [charts.draw(jobs[0])]
+        with pytest.raises(BrokenProcessPool):
+            executor.submit(_die).result()
+        assert [chart() for chart in ProcessDrawer(executor).start(jobs)] == [charts.draw(jobs[0])]  # at submit
+    assert [chart() for chart in ProcessDrawer(executor).start(jobs)] == [charts.draw(jobs[0])]  # shut down
+
+
+class _DyingExecutor:
+    """Takes the chart, then its process dies before it is drawn."""
+
+    def submit(self, *_: object) -> Future:
+        future: Future = Future()
+        future.set_exception(BrokenProcessPool("the process died"))
+        return future
+
+
+def test_a_chart_whose_process_died_while_drawing_is_drawn_here(mp2_doc):
+    jobs = _jobs(mp2_doc, "png")[:2]
+    assert [chart() for chart in ProcessDrawer(_DyingExecutor()).start(jobs)] == [charts.draw(j) for j in jobs]
 
 
 def test_a_chart_that_cannot_be_drawn_stops_the_pdf_with_its_own_error():
@@ -71,3 +86,13 @@ def test_the_pdf_is_the_same_with_or_without_a_drawing_process(tmp_path, monkeyp
     assert main([*args, "-o", str(tmp_path / "two.pdf")]) == 0
     assert main([*args, "-o", str(tmp_path / "one.pdf"), "--jobs", "1"]) == 0
     assert (tmp_path / "two.pdf").read_bytes() == (tmp_path / "one.pdf").read_bytes()
+
+
+@pytest.mark.skipif(usable_cores() < 2, reason="a drawing process needs a second core")
+def test_a_failing_command_does_not_wait_for_the_drawing_process():
+    """Bad input: the error comes at once; the process loading matplotlib is ended (SIGTERM), not waited
+    for (a shutdown would let it finish and exit by itself, with 0)."""
+    with pytest.raises(ValueError, match="bad input"), drawing_process() as drawer:
+        processes = list(drawer.executor._processes.values())  # started at once, to load matplotlib
+        raise ValueError("bad input")
+    assert len(processes) == 1 and processes[0].exitcode == -signal.SIGTERM

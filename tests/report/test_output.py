@@ -100,11 +100,11 @@ def test_profile_text_cannot_inject_markup(tmp_path):
                                  "ftp://example.com/x"])
 def test_pdf_fetcher_refuses_everything_but_data(url):
     with pytest.raises(ValueError, match="do not load external resources"):
-        _fetcher().fetch(url)
+        _fetcher({}.__getitem__).fetch(url)
 
 
 def test_pdf_fetcher_allows_data():
-    response = _fetcher().fetch("data:text/plain;base64,aGk=")
+    response = _fetcher({}.__getitem__).fetch("data:text/plain;base64,aGk=")
     assert response is not None
 
 

@@ -171,7 +171,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     cat = _ByCategory(s)
     dev, ne = s.mask(device=True), s.mask(compute=True)
     dma, io, comm = s.mask(dma=True), s.mask(io=True), s.mask(comm=True)
-    host = cat.get("host", np.zeros(len(s), dtype=bool))
+    host = cat["host"]
     units = len(s.units)
     m: dict[str, float | None] = {}
 

@@ -98,21 +98,12 @@ def _ints(values: Sequence[str]) -> Any:
                        count=len(values))
 
 
-def _narrowed(values: Any) -> Any:
-    """int64 values as int32 when they all fit (users widen before arithmetic)."""
-    import numpy as np
-
-    if len(values) and int(values.min()) >= -2**31 and int(values.max()) < 2**31:
-        return values.astype(np.int32)
-    return values
-
-
 def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     """Chunk by chunk (a trace can have millions of distinct names): only one chunk's strings exist at a
     time; what outlives it is numpy and one entry per distinct (workload, layer, unparsed name)."""
     import numpy as np
 
-    from advisor.core.events import chunks
+    from advisor.core.events import chunks, int32_if_fits
 
     rules = rules or name_rules()
     n = len(names)
@@ -129,7 +120,7 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
                                                                              strict=True)),
                                 dtype=np.int32, count=len(chunk))
         at = b
-    inst, seq = _narrowed(inst), _narrowed(seq)
+    inst, seq = int32_if_fits(inst), int32_if_fits(seq)
     parsed = seq >= 0
     workload_read = bool(parsed.any()) and with_workload / int(parsed.sum()) >= rules.workload_majority
     layer_codes: dict[str, int] = {}

@@ -232,8 +232,7 @@ def _sequences_section(t: TraceSummary, view: View) -> Section | None:
     i = b.column("span")
     spans = [values[i] for _, values in b.rows if values[i] is not None]
     if len(spans) >= 2:
-        top = max(spans)
-        scale, unit = next(((s, u) for s, u in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")) if top >= s), (1e-9, "ns"))
+        scale, unit = fmt.axis("s", spans)
         blocks.append(Chart("sequences", "Span of each sequence", {
             "kind": "line", "values": [v / scale for v in spans], "xlabel": "sequence (in order)",
             "ylabel": f"span ({unit})"}, alt="Span per sequence"))

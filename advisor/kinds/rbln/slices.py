@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from advisor.core.events import int32_if_fits
 from advisor.kinds.rbln import KIND
 
 OTHER = "other"
@@ -130,14 +131,6 @@ def _narrow(codes: Any, count: int) -> Any:
     return codes.astype(np.int8 if count < 2**7 else np.int16 if count < 2**15 else np.int32, copy=False)
 
 
-def _ids(ident: Any) -> Any:
-    """Slice ids as int32 when they all fit (flows still compare them exactly), else int64."""
-    import numpy as np
-
-    if len(ident) and int(ident.min()) >= -2**31 and int(ident.max()) < 2**31:
-        return ident.astype(np.int32)
-    return ident
-
 
 def build(parts: list[Part]) -> Slices:
     """One table from the categories' parts (the list is emptied: the parts' columns are freed as they are
@@ -192,7 +185,7 @@ def build(parts: list[Part]) -> Slices:
         return merged[order]
 
     merged = {k: take(k) for k in list(cols) if k != "ident"}
-    ident = _ids(take("ident")) if has_ids else None
+    ident = int32_if_fits(take("ident")) if has_ids else None  # flows still compare them exactly
     cols.clear()
     device_labels, device_remap = _ordered(devices, natural)
     chiplet_labels, chiplet_remap = _ordered(chiplets, natural)  # "" sorts first: code 0 stays ""
