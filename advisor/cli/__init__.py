@@ -39,6 +39,36 @@ examples:
 """
 
 
+def finite_percent(text: str) -> float:
+    """A percentage option (--noise, --fail-on-regression): a finite number ≥ 0. NaN would trip a gate on
+    every comparison and infinity never: both would quietly change what a CI gate does."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be a finite number of percent, 0 or more")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """A count option (--jobs, --workers, --top): a whole number from 1 to 100,000."""
+    try:
+        value = int(text.strip(), 10) if len(text) <= 12 else None
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= 100_000:
+        raise argparse.ArgumentTypeError(f"'{text[:20]}' must be a whole number from 1 to 100000")
+    return value
+
+
+def severity(text: str) -> str:
+    """A severity, in any case (`--fail-on HIGH`)."""
+    return text.strip().lower()
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, exit 2 (argparse's own format adds usage)
         self.exit(2, f"advisor: error: usage: {message} (see `advisor {self.prog.split()[-1]} --help`)\n"
@@ -70,7 +100,7 @@ def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) 
     p.add_argument("--max-memory", metavar="SIZE", default="2GiB",
                    help="memory budget for full traces (default 2GiB): a trace larger than half of it is "
                         "streamed instead of loaded whole (slower, flat memory)")
-    p.add_argument("--jobs", type=int, metavar="N",
+    p.add_argument("--jobs", type=positive_count, metavar="N",
                    help="processes to use: profiles of a folder analysed in parallel (the ranks of a multi-worker "
                         "capture), a report's charts drawn during the analysis (default: the core count; 1: no "
                         "process besides this one)")
@@ -119,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="investigation context (YAML): title, tracker, notes, workload timings for Amdahl, "
                              "expectations, hypotheses (see docs/context.md)")
     report.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
-    report.add_argument("--fail-on", metavar="SEVERITY", choices=SEVERITY_CHOICES,
+    report.add_argument("--fail-on", metavar="SEVERITY", type=severity, choices=SEVERITY_CHOICES,
                         help="exit 1 when a finding at or above this severity fires (the CI gate): "
                              + ", ".join(SEVERITY_CHOICES))
 
@@ -134,11 +164,11 @@ def build_parser() -> argparse.ArgumentParser:
     comparing.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
     comparing.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
     comparing.add_argument("--label", action="append", default=[], help="a name per input, in order (repeat)")
-    comparing.add_argument("--noise", type=float, default=100 * COMPARE_NOISE, metavar="PCT",
+    comparing.add_argument("--noise", type=finite_percent, default=100 * COMPARE_NOISE, metavar="PCT",
                            help="relative changes within PCT %% count as unchanged (default 2)")
-    comparing.add_argument("--fail-on-regression", type=float, metavar="PCT",
+    comparing.add_argument("--fail-on-regression", type=finite_percent, metavar="PCT",
                            help="exit 1 when total time got worse by more than PCT %% (first to last input)")
-    comparing.add_argument("--fail-on-new", metavar="SEVERITY", choices=SEVERITY_CHOICES,
+    comparing.add_argument("--fail-on-new", metavar="SEVERITY", type=severity, choices=SEVERITY_CHOICES,
                            help="exit 1 when a new finding at or above SEVERITY appears (first to last input)")
     comparing.add_argument("--store", metavar="DIR", type=Path,
                            help="a fleet store: inputs may then be store:NAME@LABEL (a profile stored by "
@@ -159,15 +189,15 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument("--label", help="a label for this run's profiles (e.g. a date or commit), ordering the "
                                        "trends when profiles carry no capture time")
     fleet.add_argument("--force", action="store_true", help="re-analyse profiles already in the store")
-    fleet.add_argument("--workers", type=int, metavar="N",
+    fleet.add_argument("--workers", type=positive_count, metavar="N",
                        help="worker processes of the local cluster (default: the core count); 1 runs serially "
                             "without dask")
     fleet.add_argument("--scheduler", metavar="ADDRESS",
                        help="an existing dask.distributed scheduler (tcp://host:8786); its workers must see the "
                             "profiles and the store at the same paths")
-    fleet.add_argument("--noise", type=float, default=100 * COMPARE_NOISE, metavar="PCT",
+    fleet.add_argument("--noise", type=finite_percent, default=100 * COMPARE_NOISE, metavar="PCT",
                        help="trend changes within PCT %% count as unchanged (default 2)")
-    fleet.add_argument("--top", type=int, default=10, metavar="N", help="top offenders listed (default 10)")
+    fleet.add_argument("--top", type=positive_count, default=10, metavar="N", help="top offenders listed (default 10)")
     fleet.add_argument("--context", metavar="FILE", type=Path,
                        help="investigation context (YAML) judged on every profile")
     _analysis_options(fleet, kinds)
@@ -179,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("name", metavar="NAME", help="the kernel or model name as the store has it")
     history.add_argument("--store", metavar="DIR", type=Path, required=True, help="the fleet store")
     _document_options(history, "the history")
-    history.add_argument("--noise", type=float, default=100 * COMPARE_NOISE, metavar="PCT",
+    history.add_argument("--noise", type=finite_percent, default=100 * COMPARE_NOISE, metavar="PCT",
                          help="changes within PCT %% count as unchanged (default 2)")
 
     metrics = sub.add_parser("metrics", help="list every metric with value, unit and source",
@@ -242,9 +272,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     try:
         parser = build_parser()  # a broken plug-in kind or options.yaml: one line too
+        args = parser.parse_args(argv)
     except Exception as exc:  # mapped to an exit code; re-raised with --debug
         return _exit_code(exc, "--debug" in argv, "advisor")
-    args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("advisor: error: interrupted", file=sys.stderr)
+        return INTERRUPTED
     if args.command is None:
         parser.print_help()
         return 2
@@ -252,10 +285,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     except Exception as exc:  # mapped to an exit code; re-raised with --debug
         where = getattr(args, "input", None) or " ".join(map(str, getattr(args, "inputs", []))) or args.command
-        return _exit_code(exc, args.debug, str(where))
-    except KeyboardInterrupt:
+        return _exit_code(exc, args.debug, str(where), args.command)
+    except KeyboardInterrupt:  # every file is staged before it is renamed into place: nothing half-written stays
         print("advisor: error: interrupted", file=sys.stderr)
-        return 2
+        return INTERRUPTED
 
 
 def run() -> int:
@@ -268,15 +301,27 @@ def run() -> int:
     return code
 
 
-def _exit_code(exc: Exception, debug: bool, where: str) -> int:
+INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C (128 + SIGINT)
+
+
+def _exit_code(exc: Exception, debug: bool, where: str, command: str = "advisor") -> int:
     """2 for bad input or usage (one `advisor: error:` line per problem), 0 for a closed pipe, 2 with
-    one line for a bug; --debug re-raises instead (the traceback)."""
+    one line for an operating-system error (naming its path, not the input) or a bug; --debug re-raises
+    instead (the traceback)."""
     from advisor.core.errors import AdvisorError, Problems
+    from advisor.core.files import os_problem
 
     if isinstance(exc, BrokenPipeError):
         return 0
     if debug:
         raise exc
+    if isinstance(exc, OSError):  # permission denied, disk full, read-only: what it is, where it happened
+        print(f"advisor: error: {exc.filename or command}: {os_problem(exc)}", file=sys.stderr)
+        return 2
+    if isinstance(exc, MemoryError):
+        print(f"advisor: error: {where}: out of memory; a smaller --max-memory streams large traces",
+              file=sys.stderr)
+        return 2
     if isinstance(exc, Problems):
         for problem in exc.problems:
             first, _, rest = problem.partition("\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError, suggest
@@ -79,17 +80,16 @@ def _test(ruleset: RuleSet, paths: list[Path]) -> int:
 
 
 def _docs(ruleset: RuleSet, folder: Path) -> int:
-    from advisor.core.files import write_atomic
+    """The pages, all or nothing; pages of an earlier run that no rule has now are removed, and nothing
+    else in the folder is touched (core/owned.py)."""
+    from advisor.core.owned import write_owned
     from advisor.engine.docs import generate
 
-    folder.mkdir(parents=True, exist_ok=True)
     pages = generate(ruleset)
-    for stale in folder.glob("*.md"):
-        if stale.name not in pages:
-            stale.unlink()
-    for name, text in pages.items():
-        write_atomic(folder / name, text.encode("utf-8"))
+    result = write_owned(folder, "advisor rules docs", {name: text.encode("utf-8") for name, text in pages.items()})
     print(f"wrote {len(pages)} pages to {folder}")
+    if result.note():
+        print(f"advisor: note: {result.note()}", file=sys.stderr)
     return 0
 
 

@@ -66,6 +66,7 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
             raise AdvisorError(where, f"set: '{key}' must be \"rule.param\" = number")
         params[param[0]] = param[1]
     fail_on = data.get("fail_on")
+    fail_on = fail_on.strip().lower() if isinstance(fail_on, str) else fail_on
     if fail_on is not None and fail_on not in SEVERITIES:
         raise AdvisorError(where, f"fail_on must be one of {', '.join(SEVERITIES)}")
     hardware = data.get("hardware")
@@ -81,13 +82,31 @@ def parse_settings(data: dict[str, Any], path: Path) -> Settings:
     )
 
 
+MAX_SETTINGS_BYTES = 4 * 2**20  # a settings file is a few lines; past this it is not one
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
+    import os
+    import stat
+
+    from advisor.core.files import describe_node, os_problem
+
     try:
+        info = os.stat(path)  # before opening: a FIFO would block the open
+        if not stat.S_ISREG(info.st_mode):
+            raise AdvisorError(str(path), f"is {describe_node(info.st_mode)}, not a settings file")
+        if info.st_size > MAX_SETTINGS_BYTES:
+            raise AdvisorError(str(path), f"is {info.st_size >> 20} MiB; a settings file is at most "
+                                          f"{MAX_SETTINGS_BYTES >> 20} MiB")
         return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AdvisorError(str(path), f"cannot read: {exc}") from None
+    except OSError as exc:
+        raise AdvisorError(str(path), f"cannot read: {os_problem(exc)}") from None
+    except UnicodeDecodeError:
+        raise AdvisorError(str(path), "cannot read: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise AdvisorError(str(path), f"invalid TOML: {exc}") from None
+    except RecursionError:
+        raise AdvisorError(str(path), "invalid TOML: nested too deeply") from None
 
 
 def find_settings(start: Path) -> Settings:
@@ -98,12 +117,23 @@ def find_settings(start: Path) -> Settings:
             return parse_settings(_read_toml(own), own)
         project = folder / "pyproject.toml"
         if project.is_file():
-            table = _read_toml(project).get("tool", {}).get("advisor")
+            table = _advisor_table(_read_toml(project), project)
             if table is not None:
-                if not isinstance(table, dict):
-                    raise AdvisorError(str(project), "[tool.advisor] must be a table")
                 return parse_settings(table, project)
     return Settings()
+
+
+def _advisor_table(data: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """pyproject.toml's [tool.advisor], None when absent; `tool = 5` or `[tool] advisor = 5` name the file."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise AdvisorError(str(path), "'tool' must be a table ([tool.advisor] holds advisor's settings)")
+    table = tool.get("advisor")
+    if table is not None and not isinstance(table, dict):
+        raise AdvisorError(str(path), "[tool.advisor] must be a table")
+    return table
 
 
 def load_settings(explicit: Path | None, start: Path) -> Settings:
@@ -111,5 +141,5 @@ def load_settings(explicit: Path | None, start: Path) -> Settings:
         return find_settings(start)
     data = _read_toml(explicit)
     if explicit.name == "pyproject.toml":
-        data = data.get("tool", {}).get("advisor", {})
+        data = _advisor_table(data, explicit) or {}
     return parse_settings(data, explicit)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 _MD_ALWAYS = re.compile(r"([\\`*\[\]<>|~&])")
 _MD_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
@@ -27,6 +28,21 @@ def escape(text: object) -> str:
 def code(text: object) -> str:
     """Untrusted text as inline code (names, formulas); backticks inside are replaced."""
     return "`" + " ".join(str(text).split()).replace("`", "'") + "`"
+
+
+def link_target(relative_path: str) -> str:
+    """A relative file path as a link or image target that works in Markdown and HTML whatever the file
+    name holds (spaces, non-ASCII letters, parentheses): percent-encoded, the slashes kept."""
+    return quote(relative_path, safe="/")
+
+
+_UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
+def table_cell(text: str) -> str:
+    """A cell's inline Markdown with every pipe escaped, code spans included: GitHub and markdown-it split
+    a row at any unescaped `|`, even inside backticks, and show an escaped one as a plain `|`."""
+    return _UNESCAPED_PIPE.sub(r"\\|", text)
 
 
 @dataclass(frozen=True)

@@ -56,15 +56,36 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def _start_drawing_process() -> None:
+def _start_drawing_process(parent: int) -> None:
     """Ctrl-C reaches the whole process group: the command stops this process itself (else it would print
     a traceback of its own). No cycle collector: the process lives for one command and draws a handful of
-    charts, and the collector's passes over matplotlib's objects as it loads cost 15 % of the work."""
+    charts, and the collector's passes over matplotlib's objects as it loads cost 15 % of the work. It
+    ends with the command even when the command is killed outright (SIGKILL): the kernel signals it."""
     import gc
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()
+    _end_with_parent(parent)
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _end_with_parent(parent: int) -> None:
+    """Linux: SIGKILL this process when the process that started it dies (prctl PR_SET_PDEATHSIG); a parent
+    already gone before that was set is caught by comparing the parent's pid."""
+    import signal
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 @contextmanager
@@ -81,7 +102,7 @@ def drawing_process(wanted: bool = True) -> Iterator[Drawer]:
 
     start = "fork" if sys.platform.startswith("linux") and threading.active_count() == 1 else "spawn"
     executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context(start),
-                                   initializer=_start_drawing_process)
+                                   initializer=_start_drawing_process, initargs=(os.getpid(),))
     executor.submit(warm_up)
     try:
         yield ProcessDrawer(executor)

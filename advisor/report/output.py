@@ -1,13 +1,17 @@
-"""Writing results: atomically (temporary file in the target folder, then rename), so a failed
-run leaves nothing behind and an earlier report is never half-overwritten."""
+"""Writing results: every file staged beside its name, then renamed into place, so a failed run leaves
+nothing behind and an earlier report is never half-overwritten; only regular files at names advisor was
+asked for, and in a chart folder only what advisor wrote there is ever removed (core/owned.py)."""
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError
-from advisor.core.files import write_atomic
+from advisor.core.files import check_name_length, describe_node, os_problem, output_target, write_atomic
+from advisor.core.owned import FolderResult, write_owned
 
 FORMATS = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 
@@ -27,59 +31,68 @@ def format_for(path: Path | None, explicit: str | None) -> str:
     return found
 
 
-def check_output(output: Path, inputs: Iterable[Path]) -> None:
-    """Before any work: the folder must exist, and the output must not be one of the inputs."""
-    folder = output.parent if str(output.parent) else Path(".")
-    if not folder.is_dir():
-        raise AdvisorError(str(output), f"folder {folder} does not exist")
-    if output.is_dir():
+def check_output(output: Path, inputs: Iterable[Path], chart_folder: str | None = None,
+                 protected: Iterable[Path] = ()) -> None:
+    """Before any work: the output is a regular file or a new name in an existing folder (a symlink the user
+    named is followed to its target), its chart folder (when it has one) a real folder or a new name, and
+    neither is, or lies inside, anything the run reads (`inputs`: files, or folders of rank or profile files,
+    any of which may be read now or by the next run) or a folder advisor keeps (`protected`: a fleet store)."""
+    check_name_length(output)
+    if output.is_dir() and not output.is_symlink():
         raise AdvisorError(str(output), "is a folder; give a file name such as report.md")
+    target = output_target(output)
+    charts = target.parent / chart_folder if chart_folder else None
+    if charts is not None:
+        check_name_length(charts)
+        check_chart_folder(charts)
+    written = _resolved(target)
     for source in inputs:
-        try:
-            same = output.exists() and source.exists() and output.resolve() == source.resolve()
-        except OSError:
-            same = False
-        if same:
+        read = _resolved(source)
+        if written == read:
             raise AdvisorError(str(output), "-o names an input file; refusing to overwrite it")
+        if source.is_dir() and read in written.parents:
+            raise AdvisorError(str(output), f"lies inside {source}, a folder this run reads; write the output "
+                                            "elsewhere")
+        if charts is not None and (_resolved(charts) == read or _resolved(charts) in read.parents):
+            raise AdvisorError(str(output), f"its chart folder {charts} holds an input ({source}); choose another -o")
+    for folder in protected:
+        kept = _resolved(folder)
+        if written == kept or kept in written.parents:
+            raise AdvisorError(str(output), f"lies inside {folder}, which advisor keeps; write the output elsewhere")
 
 
-def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str | None) -> None:
-    """The chart files first, then the report that links them; stale charts of earlier runs are
-    removed. The chart folder is refused if it is a symlink, so nothing is written outside it."""
-    if folder:
-        target = path.parent / folder
-        if target.is_symlink() or (target.exists() and not target.is_dir()):
-            raise AdvisorError(str(target), "exists and is not a plain folder; refusing to write charts into it")
-        target.mkdir(exist_ok=True)
-        for relative, data in files.items():
-            inner = (path.parent / relative).parent
-            if inner != target:  # a subfolder (the fleet overview's reports/): made inside the chart folder only
-                if any(p.is_symlink() for p in (inner, *inner.parents) if p != target and target in p.parents):
-                    raise AdvisorError(str(inner), "is a symlink; refusing to write reports through it")
-                inner.mkdir(parents=True, exist_ok=True)
-            write_atomic(path.parent / relative, data)
-        _remove_stale(target, {path.parent / relative for relative in files})
-    write_atomic(path, main)
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: compared as written
+        return path.absolute()
 
 
-STALE_SUFFIXES = (".png", ".md", ".html")  # what renders write into a chart folder
+def check_chart_folder(folder: Path) -> None:
+    """A chart folder is made by advisor or is a real folder: never a symlink or another kind of file."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise AdvisorError(str(folder), f"cannot use as the chart folder: {os_problem(exc)}") from None
+    if not stat.S_ISDIR(mode):
+        raise AdvisorError(str(folder), f"is {describe_node(mode)}, not a plain folder; refusing to write charts "
+                                        "into it")
 
 
-def _remove_stale(target: Path, written: set[Path]) -> None:
-    """Files of the kinds this render writes that an earlier one left in the chart folder or the
-    subfolders this one wrote into (a fleet overview's reports/ of profiles no longer among the top
-    offenders, with their chart folders). Another format's files sharing the folder (fleet.md and
-    fleet.html both use fleet_files/) are left alone; nothing is touched through a symlink."""
-    import shutil
-
-    folders = {p.parent for p in written} | {target}
-    suffixes = {p.suffix for p in written} & set(STALE_SUFFIXES)
-    writes_folders = any(f.name.endswith("_files") for f in folders - {target})
-    for folder in sorted(folders):
-        for old in folder.iterdir():
-            if old.is_symlink() or old in written or old in folders:
-                continue
-            if old.is_file() and old.suffix in suffixes:
-                old.unlink()
-            elif writes_folders and folder != target and old.is_dir() and old.name.endswith("_files"):
-                shutil.rmtree(old)
+def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str | None) -> FolderResult | None:
+    """The report and its chart folder's files (paths relative to the report's folder), all or nothing.
+    Files an earlier render of the same output wrote there and this one does not are removed; anything
+    else in the folder is left alone and named in the result's note."""
+    target = output_target(path)
+    if not folder:
+        write_atomic(target, main)
+        return None
+    charts = target.parent / folder
+    check_chart_folder(charts)
+    prefix = f"{folder}/"
+    if any(not name.startswith(prefix) for name in files):
+        raise AdvisorError(str(path), "a chart file outside the chart folder")  # a renderer bug, never input
+    return write_owned(charts, target.name, {name[len(prefix):]: data for name, data in files.items()},
+                       main=(target, main))

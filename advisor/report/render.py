@@ -9,7 +9,7 @@ from pathlib import Path
 from advisor.core.collector import collector_paused
 from advisor.core.comparison import Comparison, Series
 from advisor.core.model import Analysis
-from advisor.report.document import Chart, Document
+from advisor.report.document import Chart, Document, link_target
 from advisor.report.drawing import Drawer, LocalDrawer
 
 
@@ -50,7 +50,7 @@ def _render_document(doc: Document, fmt: str, output: Path | None, page_size: st
         paths = [f"{folder}/{c.name}-{key(c.spec)}.png" for c in charts]  # named from the spec's hash
         drawn = drawer.start([ChartJob(c.spec) for c in charts])
         files = {path: chart() for path, chart in zip(paths, drawn, strict=True)}
-        links = {c.name: path for c, path in zip(charts, paths, strict=True)}
+        links = {c.name: link_target(path) for c, path in zip(charts, paths, strict=True)}
         return Rendered(render_markdown(doc, links).encode("utf-8"), files, folder)
     from advisor.report.html import chart_job, render_html
 

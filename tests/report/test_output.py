@@ -40,16 +40,19 @@ def test_symlinked_chart_folder_is_refused(tmp_path):
 
 
 def test_symlinks_inside_the_chart_folder_are_not_followed(tmp_path):
+    """A symlink at a name advisor writes is neither written through nor replaced: the run is refused
+    whole, and a symlink elsewhere in the folder is left alone."""
     target = tmp_path / "precious.txt"
     target.write_text("keep me")
     folder = tmp_path / "r_files"
     folder.mkdir()
     (folder / "old-0000000000.png").symlink_to(target)
     (folder / "engines-1111111111.png").symlink_to(target)
-    write_report(tmp_path / "r.md", b"# r\n", {"r_files/engines-1111111111.png": b"\x89PNG new"}, "r_files")
-    assert target.read_text() == "keep me"  # neither overwritten through the link nor deleted
-    assert (folder / "engines-1111111111.png").read_bytes() == b"\x89PNG new"
-    assert not (folder / "engines-1111111111.png").is_symlink()
+    with pytest.raises(AdvisorError, match="is a symlink; advisor writes only regular files"):
+        write_report(tmp_path / "r.md", b"# r\n", {"r_files/engines-1111111111.png": b"\x89PNG new"}, "r_files")
+    assert target.read_text() == "keep me" and not (tmp_path / "r.md").exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["engines-1111111111.png", "old-0000000000.png"]
+    assert all(p.is_symlink() for p in folder.iterdir())
 
 
 def test_stale_charts_and_reports_of_an_earlier_render_are_removed(tmp_path):
@@ -60,8 +63,8 @@ def test_stale_charts_and_reports_of_an_earlier_render_are_removed(tmp_path):
     second = {"o_files/roots-2.png": b"b", "o_files/reports/y-2.md": b"y", "o_files/reports/y-2_files/e-2.png": b"d"}
     write_report(tmp_path / "o.md", b"# 2\n", second, "o_files")
     left = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "o_files").rglob("*") if p.is_file())
-    assert left == ["o_files/notes.txt", "o_files/reports/y-2.md", "o_files/reports/y-2_files/e-2.png",
-                    "o_files/roots-2.png"]
+    assert left == ["o_files/.advisor-written.json", "o_files/notes.txt", "o_files/reports/y-2.md",
+                    "o_files/reports/y-2_files/e-2.png", "o_files/roots-2.png"]
     write_report(tmp_path / "o.html", b"<p>2</p>", {"o_files/reports/y-2.html": b"<p>y</p>"}, "o_files")
     after_html = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "o_files").rglob("*") if p.is_file())
     assert after_html == sorted([*left, "o_files/reports/y-2.html"])  # the Markdown overview's files stay

@@ -1,0 +1,159 @@
+"""A folder advisor writes into that may hold other files too (a report's `<name>_files/`, a rule-docs
+folder): a manifest inside it records what each output wrote there, with each file's sha256, and only a
+file recorded there, still holding exactly what advisor wrote, is ever removed. Anything else is left as
+it is and named, so the user knows it was kept.
+
+The manifest is read as untrusted input: an entry that is not a plain relative name inside the folder,
+reaches it through a symlink, or no longer matches its recorded hash is never touched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from advisor.core.files import FileSet
+
+MANIFEST = ".advisor-written.json"
+MAX_MANIFEST_BYTES = 16 * 2**20  # thousands of entries; a larger one is not advisor's
+HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class FolderResult:
+    folder: Path
+    removed: tuple[str, ...]  # files of an earlier write by the same output, no longer written
+    kept: tuple[str, ...]  # files in the folder that advisor did not write: left alone
+
+    def note(self) -> str | None:
+        """One line naming what was kept, or None when the folder holds only advisor's files."""
+        if not self.kept:
+            return None
+        shown = ", ".join(self.kept[:5]) + (f" and {len(self.kept) - 5} more" if len(self.kept) > 5 else "")
+        count = len(self.kept)
+        return (f"{self.folder}: left {count} file{'s' if count != 1 else ''} advisor did not write as "
+                f"{'they were' if count != 1 else 'it was'}: {shown}")
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _safe_relative(name: object) -> PurePosixPath | None:
+    """A manifest entry as a relative path of plain parts, or None (absolute, `..`, empty, odd types)."""
+    if not isinstance(name, str) or not name or "\x00" in name or "\\" in name:
+        return None
+    path = PurePosixPath(name)
+    if path.is_absolute() or any(part in ("", ".", "..") for part in path.parts) or str(path) != name:
+        return None
+    return path
+
+
+def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
+    """owner (the output's file name) -> {relative path: sha256}; empty when missing or not advisor's."""
+    path = folder / MANIFEST
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_MANIFEST_BYTES:
+            return {}
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return {}
+    written = data.get("written") if isinstance(data, dict) else None
+    if not isinstance(written, dict):
+        return {}
+    manifest: dict[str, dict[str, str]] = {}
+    for owner, files in written.items():
+        if isinstance(owner, str) and isinstance(files, dict):
+            manifest[owner] = {name: sha for name, sha in files.items()
+                               if _safe_relative(name) is not None and isinstance(sha, str)
+                               and len(sha) == 64 and set(sha) <= HEX}
+    return manifest
+
+
+def _manifest_bytes(manifest: dict[str, dict[str, str]]) -> bytes:
+    return (json.dumps({"advisor": 1, "written": manifest}, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def _inside(folder: Path, relative: PurePosixPath) -> Path | None:
+    """`folder/relative` when every folder on the way is a real folder (no symlink), else None."""
+    current = folder
+    for part in relative.parts[:-1]:
+        current = current / part
+        try:
+            if not stat.S_ISDIR(os.lstat(current).st_mode):
+                return None
+        except OSError:
+            return None
+    return folder / relative
+
+
+def _holds(path: Path, sha: str) -> bool:
+    """A regular file (not a symlink) whose bytes are still exactly what advisor wrote."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 2**31:
+            return False
+        return digest(path.read_bytes()) == sha
+    except OSError:
+        return False
+
+
+def _foreign(folder: Path, known: set[str]) -> list[str]:
+    """Files under `folder` (symlinks not followed) that no manifest entry names."""
+    found: list[str] = []
+    for root, dirs, names in os.walk(folder, followlinks=False):
+        relative_root = PurePosixPath(Path(root).relative_to(folder).as_posix())
+        for name in sorted(names + [d for d in dirs if os.path.islink(os.path.join(root, d))]):
+            relative = str(relative_root / name) if str(relative_root) != "." else name
+            if relative not in known and relative != MANIFEST:
+                found.append(relative)
+        dirs.sort()
+    return sorted(found)
+
+
+def write_owned(folder: Path, owner: str, files: dict[str, bytes],
+                main: tuple[Path, bytes] | None = None) -> FolderResult:
+    """Write `files` (paths relative to `folder`) and the manifest, then `main` (the report linking them),
+    all or nothing; then remove what `owner` wrote there before and no longer writes, when it still holds
+    what advisor wrote and no other output's manifest entry names it."""
+    before = read_manifest(folder)
+    with FileSet() as batch:
+        batch.make_folder(folder)
+        for relative in sorted({PurePosixPath(name).parent for name in files} - {PurePosixPath(".")},
+                               key=lambda p: len(p.parts)):
+            for depth in range(1, len(relative.parts) + 1):
+                batch.make_folder(folder.joinpath(*relative.parts[:depth]))
+        for name, data in files.items():
+            batch.add(folder / name, data)
+        after = {**before, owner: {name: digest(data) for name, data in sorted(files.items())}}
+        batch.add(folder / MANIFEST, _manifest_bytes(after))
+        if main is not None:
+            batch.add(*main)
+        batch.commit()
+    still_named = {name for who, entries in after.items() for name in entries}
+    removed = []
+    for name, sha in sorted(before.get(owner, {}).items()):
+        relative = _safe_relative(name)
+        if name in still_named or relative is None:
+            continue
+        path = _inside(folder, relative)
+        if path is not None and _holds(path, sha):
+            path.unlink()
+            removed.append(name)
+            _remove_empty_parents(folder, path.parent)
+    return FolderResult(folder, tuple(removed), tuple(_foreign(folder, still_named)))
+
+
+def _remove_empty_parents(folder: Path, inner: Path) -> None:
+    """Folders emptied by a removal, up to (not including) `folder`; a folder still holding anything stays."""
+    while inner != folder and folder in inner.parents:
+        try:
+            inner.rmdir()
+        except OSError:
+            return
+        inner = inner.parent
