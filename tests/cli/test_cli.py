@@ -141,7 +141,7 @@ def test_metrics_command(cli):
         (["report", MP2, "--set", "min_ratio=4"], "--set: 'min_ratio=4' must be RULE.PARAM=NUMBER, e.g. "
                                                   "weight-reload.min_ratio=4"),
         (["report", MP2, "--set", "weight-reload.min_ratio=lots"], "'weight-reload.min_ratio=lots' must be RULE"),
-        (["report", MP2, "--jobs", "0"], "--jobs: must be at least 1"),
+        (["report", MP2, "--jobs", "0"], "--jobs: '0' must be a whole number from 1 to 100000"),
         (["metrics", MP2, "--trace"], "--trace converts an .ntff capture"),
     ],
 )

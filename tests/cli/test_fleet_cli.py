@@ -47,7 +47,7 @@ def test_a_rerun_says_what_it_skipped(stored, capsys):
     (["--store", "{tmp}/none", "-o", "{tmp}/x.md"], "{tmp}/none: no such store (run `advisor fleet PATH --store DIR` "
                                                     "first)"),
     (["{tmp}/absent", "--store", "{tmp}/new"], "{tmp}/absent: no such file or folder"),
-    ([str(SAMPLES / "weight_reload"), "--store", "{tmp}/new", "--workers", "0"], "--workers: must be at least 1"),
+    ([str(SAMPLES / "weight_reload"), "--store", "{tmp}/new", "--workers", "0"], "--workers: '0' must be a whole number from 1 to 100000"),
     ([str(SAMPLES / "weight_reload"), "--store", "{tmp}/new", "--workers", "2", "--scheduler", "tcp://h:8786"],
      "--workers: sizes the local cluster; an existing cluster (--scheduler) has its own workers"),
     (["--store", str(SAMPLES), "-o", "{tmp}/x.md"], f"{SAMPLES}: a folder that is not an advisor fleet store "
