@@ -47,7 +47,6 @@ def test_a_rerun_says_what_it_skipped(stored, capsys):
     (["--store", "{tmp}/none", "-o", "{tmp}/x.md"], "{tmp}/none: no such store (run `advisor fleet PATH --store DIR` "
                                                     "first)"),
     (["{tmp}/absent", "--store", "{tmp}/new"], "{tmp}/absent: no such file or folder"),
-    ([str(SAMPLES / "weight_reload"), "--store", "{tmp}/new", "--workers", "0"], "--workers: '0' must be a whole number from 1 to 100000"),
     ([str(SAMPLES / "weight_reload"), "--store", "{tmp}/new", "--workers", "2", "--scheduler", "tcp://h:8786"],
      "--workers: sizes the local cluster; an existing cluster (--scheduler) has its own workers"),
     (["--store", str(SAMPLES), "-o", "{tmp}/x.md"], f"{SAMPLES}: a folder that is not an advisor fleet store "
@@ -57,6 +56,14 @@ def test_bad_usage_is_one_line_and_writes_nothing(tmp_path, capsys, argv, messag
     assert main(["fleet", *(a.replace("{tmp}", str(tmp_path)) for a in argv)]) == 2
     assert capsys.readouterr().err == f"advisor: error: {message.replace('{tmp}', str(tmp_path))}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("workers", ["0", "-3", "nan", "1e9"])
+def test_a_worker_count_out_of_range_is_a_usage_error(tmp_path, capsys, workers):
+    with pytest.raises(SystemExit) as exited:
+        main(["fleet", str(SAMPLES / "weight_reload"), "--store", str(tmp_path / "new"), "--workers", workers])
+    assert exited.value.code == 2 and sorted(tmp_path.iterdir()) == []
+    assert "must be a whole number from 1 to 100000" in capsys.readouterr().err
 
 
 def test_a_store_in_use_is_refused(stored, capsys):
