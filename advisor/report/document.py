@@ -30,6 +30,22 @@ def code(text: object) -> str:
     return "`" + " ".join(str(text).split()).replace("`", "'") + "`"
 
 
+_LINK_SCHEME = re.compile(r"\[([^\]\n]*)\]\(\s*<?\s*([A-Za-z][A-Za-z0-9+.-]{0,30}):")
+_SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def author_markdown(text: str) -> str:
+    """The author's own Markdown (a context file's notes): emphasis, code spans and http(s) links work;
+    raw HTML outside code spans is shown as text in every format (Markdown viewers differ in what they
+    strip), and a link of any other scheme (javascript:, data:, file:) is shown as text, not a link."""
+    parts = text.split("`")
+    for index in range(0, len(parts), 2):  # outside code spans
+        outside = parts[index].replace("<", "\\<").replace(">", "\\>")
+        parts[index] = _LINK_SCHEME.sub(
+            lambda m: m.group(0) if m.group(2).lower() in _SAFE_SCHEMES else "\\" + m.group(0), outside)
+    return "`".join(parts)
+
+
 def link_target(relative_path: str) -> str:
     """A relative file path as a link or image target that works in Markdown and HTML whatever the file
     name holds (spaces, non-ASCII letters, parentheses): percent-encoded, the slashes kept."""

@@ -23,8 +23,6 @@ from tests_support import SAMPLES
 from advisor.cli import main
 from advisor.core.errors import AdvisorError
 from advisor.core.owned import MANIFEST, write_owned
-from advisor.report.document import Table, code
-from advisor.report.markdown import render_markdown
 from advisor.report.output import write_report
 
 MP2 = SAMPLES / "mp2_energy" / "summary.json"
@@ -254,19 +252,6 @@ def test_an_os_error_anywhere_is_one_line_naming_its_path(tmp_path, capsys, monk
     monkeypatch.setattr("advisor.cli.report.emit", full)
     assert main(["report", str(MP2), "-o", str(tmp_path / "r.md")]) == 2
     assert capsys.readouterr().err == "advisor: error: /some/where/r.md: no space left on device\n"
-
-
-# --- Markdown tables: a pipe in a name stays in its cell -------------------------------------------------
-
-@pytest.mark.parametrize("name", ["a|b", "x || y", "k\\|v", "|edge|"])
-def test_a_pipe_in_a_name_does_not_break_a_table(name):
-    from advisor.report.document import Document, Section, escape
-
-    table = Table(("kernel", "time"), ((code(name), "1 ms"), (escape(name), "2 ms")))
-    text = render_markdown(Document(title="t", lines=(), sections=(Section("s", (table,)),)))
-    html = MarkdownIt("commonmark").enable("table").render(text)
-    rows = html.split("<tr>")[2:]
-    assert len(rows) == 2 and all(row.count("<td>") == 2 for row in rows), html
 
 
 # --- SIGINT and SIGKILL ----------------------------------------------------------------------------------
