@@ -17,6 +17,8 @@ from urllib.parse import unquote
 
 import pytest
 from conftest import advisor_command, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from tests_support import SAMPLES
 
@@ -302,3 +304,50 @@ def test_installed_script_refuses_a_device_output_too(tmp_path):
     device = _char_device(tmp_path / "n.md")
     done = run_cli("report", MP2, "-o", device)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and stat.S_ISCHR(os.lstat(device).st_mode)
+
+
+# --- the manifest rule as a property: whatever runs happen, foreign files stay and stale ones go ------------
+
+_NAMES = st.sampled_from(["a.png", "b.png", "reports/x.md", "reports/x_files/c.png", "reports/y.md", "d.md"])
+
+
+@settings(max_examples=60)
+@given(runs=st.lists(st.tuples(st.sampled_from(["r.md", "r.html"]),
+                               st.dictionaries(_NAMES, st.binary(min_size=1, max_size=4), max_size=4)),
+                     min_size=1, max_size=6),
+       foreign=st.dictionaries(st.sampled_from(["NOTES.md", "a.png", "reports/mine.txt", "reports/x.md"]),
+                               st.binary(min_size=5, max_size=6), max_size=3))
+def test_owned_folder_property(tmp_path_factory, runs, foreign):
+    folder = tmp_path_factory.mktemp("owned") / "r_files"
+    folder.mkdir()
+    for name, data in foreign.items():  # the user's files, there before advisor ever wrote
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    latest: dict[str, dict[str, bytes]] = {}
+    for owner, files in runs:
+        files = {name: data for name, data in files.items() if name not in foreign}  # a foreign name is never ours
+        write_owned(folder, owner, files)
+        latest[owner] = files
+        expected = {name: data for written in latest.values() for name, data in written.items()}
+        on_disk = {k: v for k, v in _tree(folder).items() if k != MANIFEST}
+        for name, data in foreign.items():
+            assert on_disk[name] == data  # never deleted, never changed
+        ours = {name: data for name, data in on_disk.items() if name not in foreign}
+        assert set(ours) == set(expected)  # everything written now is there; every stale file of ours went
+        assert all(ours[name] == latest[owner][name] for name in latest[owner])
+
+
+def test_the_fleet_overview_keeps_the_users_files_in_its_folder(tmp_path, capsys):
+    """The fleet overview deleted a NOTES.md, a photo and a whole reports/mydata_files/ in fleet_files/."""
+    store, out = tmp_path / "store", tmp_path / "fleet.md"
+    assert main(["fleet", str(SAMPLES / "weight_reload"), str(SAMPLES / "mp2_energy"), "--store", str(store),
+                 "--workers", "1", "--quiet", "-o", str(out)]) == 0
+    folder = tmp_path / "fleet_files"
+    mine = {"NOTES.md": b"notes", "photo.jpg": b"\xff\xd8 jpeg", "reports/mydata_files/keep.png": b"\x89PNG"}
+    for name, data in mine.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    for fmt in ("md", "html", "md"):
+        assert main(["fleet", "--store", str(store), "--top", "1", "-o", str(tmp_path / f"fleet.{fmt}")]) == 0
+    assert {name: (folder / name).read_bytes() for name in mine} == mine
+    assert "photo.jpg" in capsys.readouterr().err
