@@ -351,3 +351,15 @@ def test_the_fleet_overview_keeps_the_users_files_in_its_folder(tmp_path, capsys
         assert main(["fleet", "--store", str(store), "--top", "1", "-o", str(tmp_path / f"fleet.{fmt}")]) == 0
     assert {name: (folder / name).read_bytes() for name in mine} == mine
     assert "photo.jpg" in capsys.readouterr().err
+
+
+def test_a_symlinked_subfolder_in_an_owned_folder_is_refused_and_nothing_written(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = tmp_path / "o_files"
+    folder.mkdir()
+    (folder / "reports").symlink_to(elsewhere)
+    with pytest.raises(AdvisorError, match="is a symlink, not a plain folder"):
+        write_report(tmp_path / "o.md", b"# o\n", {"o_files/a.png": b"a", "o_files/reports/x.md": b"x"}, "o_files")
+    assert list(elsewhere.iterdir()) == [] and sorted(p.name for p in folder.iterdir()) == ["reports"]
+    assert not (tmp_path / "o.md").exists()
