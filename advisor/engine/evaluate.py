@@ -7,15 +7,14 @@ so one pass reaches the fixpoint. A fired rule none of whose dependants fired is
 from __future__ import annotations
 
 import fnmatch
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from advisor.core import units as fmt
 from advisor.core.errors import AdvisorError, suggest
 from advisor.core.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.metrics.derive import hardware_env
 from advisor.packs.expr import annotated
+from advisor.packs.message import format_message
 from advisor.packs.model import RuleDef, RuleSet
 from advisor.packs.validate import param_problem
 
@@ -87,13 +86,9 @@ def _condition_text(rule: RuleDef, env: Mapping[str, float | None], units: Mappi
 
 
 def _message(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
-    """Placeholders become numbers with units (or a pack-given format spec); checked at load."""
-    parts = []
-    for literal, name, spec, _ in string.Formatter().parse(rule.message):
-        parts.append(literal)
-        if name is not None:
-            parts.append(fmt.with_spec(env.get(name), units.get(name, ""), spec or ""))
-    return "".join(parts)
+    """Placeholders become numbers with units (or a pack-given format spec), through the bounded
+    formatter the loader checked them with: a rule built without the loader cannot blow up either."""
+    return format_message(rule.message, env, units)
 
 
 def _root_inputs(names: list[str], metrics: Mapping[str, Metric]) -> tuple[str, ...]:

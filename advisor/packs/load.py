@@ -18,7 +18,9 @@ from typing import Any
 
 from advisor import kinds
 from advisor.core.errors import suggest
+from advisor.kinds.conventions import conventions
 from advisor.packs.model import InputDef, Pack, PackError, RuleDef, RuleSet, applies
+from advisor.packs.names import Declaration, metric_cycles, shadowing
 from advisor.packs.read import RawFile, builtin_pack_paths, read_packs
 from advisor.packs.validate import (
     NAME,
@@ -46,6 +48,7 @@ class _Header:
     path: Path
     head: RawFile
     files: list[RawFile]
+    builtin: bool = False  # shipped in rules/ or brought by a profile kind
 
 
 def hardware_names(kind: str | None = None) -> tuple[str, ...]:
@@ -64,13 +67,17 @@ def load_rulesets(paths: Sequence[Path], kind: str | None = None) -> RuleSet:
     left_out = [h for h in headers if not applies(h.kinds, kind)]
     declared = _declare(check, kept, hw, kind)
     declared.elsewhere = _rule_keys_of(left_out)
+    _check_names(check, kept, left_out)
     if check.problems:
         raise PackError(check.problems)
     unscoped = _for_every_kind(declared, left_out) if kind is not None else declared
     packs = [_pack(check, header, declared if header.kinds else unscoped) for header in kept]
+    ruleset = _ruleset(packs, hw, kind)
+    for problem in metric_cycles(ruleset.metrics, ruleset.inputs):
+        check.problems.append(problem)
     if check.problems:
         raise PackError(check.problems)
-    return _ruleset(packs, hw, kind)
+    return ruleset
 
 
 def load_packs(extra: Sequence[Path] = (), builtin: bool = True, kind: str | None = None) -> RuleSet:
@@ -98,10 +105,12 @@ class PackCache:
 def _headers(check: Checker, groups: list[tuple[Path, list[RawFile]]], known_kinds: Sequence[str]) -> list[_Header]:
     headers: list[_Header] = []
     seen: dict[str, str] = {}
+    builtin = {path.resolve() for path in builtin_pack_paths()}
     for path, files in groups:
         header = _header(check, path, files, known_kinds)
         if header is None:
             continue
+        header.builtin = path.resolve() in builtin
         if header.name in seen:
             check.add(str(header.head.path), f"pack '{header.name}' is already loaded from {seen[header.name]}")
         seen[header.name] = str(header.head.path)
@@ -154,6 +163,35 @@ def _declare(check: Checker, headers: list[_Header], hw: Sequence[str], kind: st
                 for i, item in _entries(f, section):
                     _declare_item(check, declared, f.where(section, i), section, item)
     return declared
+
+
+def _check_names(check: Checker, kept: list[_Header], left_out: list[_Header]) -> None:
+    """Inputs and metrics of the packs that are not built-in may not shadow a built-in name (of any
+    kind's packs, so a pack means the same whichever kind it is loaded for), a hardware figure, a
+    profile field, or each other."""
+    every = [d for header in (*kept, *left_out) for d in _declarations(header)]
+    checked = [d for header in kept if not header.builtin for d in _declarations(header)]
+    if not checked:
+        return
+    fields = {name: kind.name for kind in kinds.available() for name in _profile_fields(kind)}
+    for problem in shadowing(every, checked, hardware_names(None), fields):
+        check.problems.append(problem)
+
+
+def _profile_fields(kind: kinds.ProfileKind) -> set[str]:
+    """The fields a kind reads from its profiles under their canonical names (its conventions)."""
+    conv = conventions(kind)
+    return {*conv.names.values(), *conv.text_fields}
+
+
+def _declarations(header: _Header) -> Iterator[Declaration]:
+    for f in header.files:
+        for section, what in (("inputs", "input"), ("metrics", "metric")):
+            for i, item in _entries(f, section):
+                name = item.get("name")
+                if isinstance(name, str):
+                    yield Declaration(name=name, what=what, unit=str(item.get("unit", "")), pack=header.name,
+                                      where=f.where(section, i), builtin=header.builtin)
 
 
 def _for_every_kind(declared: Declared, left_out: list[_Header]) -> Declared:

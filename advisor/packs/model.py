@@ -34,6 +34,7 @@ class MetricDef:
     better: str | None
     description: str
     pack: str
+    where: str = ""  # file:line where it is defined, for messages
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import itertools
 import re
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +19,7 @@ from advisor.core.model import SEVERITIES
 from advisor.core.numbers import as_number
 from advisor.core.units import UNITS
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
+from advisor.packs.message import check_template
 from advisor.packs.model import Example, InputDef, MetricDef, RuleDef
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
@@ -117,29 +117,11 @@ def _number_map(check: Checker, where: str, what: str, raw: Any) -> dict[str, fl
 
 
 def _placeholders(check: Checker, where: str, message: str, known: set[str]) -> tuple[tuple[str, str], ...]:
-    found: list[tuple[str, str]] = []
-    try:
-        parsed = list(string.Formatter().parse(message))
-    except ValueError as exc:
-        check.add(where, f"message: {exc}")
-        return ()
-    for _, field_name, spec, conversion in parsed:
-        if field_name is None:
-            continue
-        if not IDENT.match(field_name):
-            check.add(where, f"message: placeholder {{{field_name}}} must be a plain metric or param name "
-                             "(no attributes, indexes or calls)")
-        elif conversion is not None or "{" in (spec or ""):
-            check.add(where, f"message: placeholder {{{field_name}}} may only have a format spec")
-        elif field_name not in known:
-            check.add(where, f"message: unknown name '{field_name}'{suggest(field_name, known)}")
-        else:
-            try:
-                format(1.5, spec or "")
-                found.append((field_name, spec or ""))
-            except (ValueError, TypeError):
-                check.add(where, f"message: '{spec}' is not a valid number format for {{{field_name}}}")
-    return tuple(found)
+    """The message's placeholders, through the same bounded formatter the engine uses at run time."""
+    template = check_template(message, known)
+    for problem in template.problems:
+        check.add(where, f"message: {problem}")
+    return tuple(template.placeholders)
 
 
 def _named(check: Checker, where: str, item: dict[str, Any], what: str) -> tuple[str, str, str | None] | None:
@@ -177,7 +159,7 @@ def metric_def(check: Checker, where: str, item: dict[str, Any], pack: str, know
     if expr is None:
         return None
     return MetricDef(name=name, expr=expr, unit=unit, better=better,
-                     description=check.text(where, item, "description"), pack=pack)
+                     description=check.text(where, item, "description"), pack=pack, where=where)
 
 
 def param_problem(name: str, value: float, unit: str) -> str | None:
@@ -238,7 +220,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     message = check.text(where, item, "message")
     placeholders = _placeholders(check, where, message, names)
     references = check.text_list(where, item, "references", "text") or []
-    examples = _examples(check, where, item.get("examples"), params)
+    examples = _examples(check, where, item.get("examples"), params, declared.names)
     if when is None:
         return None
     for mistake in fraction_mistakes(when, declared.units):
@@ -287,7 +269,8 @@ def _rule_refs(check: Checker, where: str, item: dict[str, Any], key: str, decla
     return tuple(dict.fromkeys(out))
 
 
-def _examples(check: Checker, where: str, raw: Any, params: dict[str, float]) -> tuple[Example, ...]:
+def _examples(check: Checker, where: str, raw: Any, params: dict[str, float], names: set[str],
+              ) -> tuple[Example, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -295,13 +278,14 @@ def _examples(check: Checker, where: str, raw: Any, params: dict[str, float]) ->
         return ()
     out = []
     for i, ex in enumerate(raw):
-        example = _example(check, f"{where}: example {i + 1}", ex, params)
+        example = _example(check, f"{where}: example {i + 1}", ex, params, names)
         if example is not None:
             out.append(example)
     return tuple(out)
 
 
-def _example(check: Checker, where: str, ex: Any, params: dict[str, float]) -> Example | None:
+def _example(check: Checker, where: str, ex: Any, params: dict[str, float], names: set[str]) -> Example | None:
+    """One example; its metrics must be names the packs declare (a misspelt one would test nothing)."""
     if not isinstance(ex, dict):
         check.add(where, "must be a mapping")
         return None
@@ -314,7 +298,9 @@ def _example(check: Checker, where: str, ex: Any, params: dict[str, float]) -> E
         return None
     metrics: dict[str, float | None] = {}
     for key, value in metrics_raw.items():
-        if value is None:
+        if key not in names:
+            check.add(where, f"unknown metric '{key}'{suggest(str(key), names)}")
+        elif value is None:
             metrics[str(key)] = None
         elif as_number(value) is None:
             check.add(where, f"metric '{key}' must be a number or null")
