@@ -39,8 +39,10 @@ def categories() -> tuple[Category, ...]:
 
 
 def natural(label: str) -> tuple:
-    """rbln2 before rbln10, Chiplet 2 before Chiplet 10."""
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", label))
+    """rbln2 before rbln10, Chiplet 2 before Chiplet 10: the digit runs (the split's odd places) by value
+    — length first, so a run of any length compares without int() — the rest as text."""
+    parts = re.split(r"(\d+)", label)
+    return tuple((len(p.lstrip("0")), p.lstrip("0"), "") if i % 2 else (-1, "", p) for i, p in enumerate(parts))
 
 
 @dataclass(frozen=True)

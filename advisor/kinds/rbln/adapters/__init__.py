@@ -14,8 +14,10 @@ tracks were found (its slices are in category `other`), so the report still show
 
 from __future__ import annotations
 
+import os
 import re
 import zlib
+from contextlib import suppress
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError
@@ -29,6 +31,8 @@ FOREIGN = (".ntff", ".ncu-rep")  # other kinds' binary captures are never claime
 NCU_MAGIC = b"NVR\0"
 SNIFF_PACKETS = 16  # whole packets decoded to recognise a trace
 SNIFF_INFLATED = 1 << 20
+MAX_MEMBERS = 4096  # files in a rank folder: far beyond any capture, well short of a runaway folder
+TRACE_STARTS = (b"\x0a", b"\x1f\x8b")  # a Perfetto trace's first packet field, or gzip
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -72,7 +76,9 @@ def sniff(head: bytes) -> bool:
 
 
 def _natural(path: Path) -> list[object]:
-    return [int(part) if part.isdigit() else part.lower() for part in _DIGITS.split(path.name)]
+    """rank2 before rank10: the digit runs (odd places of the split) as numbers, the rest as text."""
+    parts = _DIGITS.split(path.name)
+    return [(0, int(p), "") if i % 2 else (1, 0, p.lower()) for i, p in enumerate(parts)]
 
 
 def _is_trace_name(path: Path) -> bool:
@@ -81,24 +87,62 @@ def _is_trace_name(path: Path) -> bool:
     return name.endswith(SUFFIXES)
 
 
-def members(folder: Path) -> list[tuple[str, Path]] | None:
-    """The folder's Perfetto traces as (file name, path), in natural order; None for a file."""
-    if not folder.is_dir():
-        return None
+def _listing(folder: Path, limit: int = MAX_MEMBERS) -> list[Path]:
+    """The folder's files named like traces, in natural order; refused past `limit` entries."""
+    found = []
     try:
-        files = [p for p in folder.iterdir() if p.is_file() and _is_trace_name(p)]
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries, 1):
+                if count > limit:
+                    raise AdvisorError(str(folder), f"more than {limit:,} files, the limit on a folder of rank "
+                                                    "traces: analyse the ranks in smaller folders")
+                if entry.is_file() and _is_trace_name(Path(entry.name)):
+                    found.append(Path(entry.path))
     except OSError as exc:
         raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
-    return [(p.name, p) for p in sorted(files, key=_natural)]
+    return sorted(found, key=_natural)
+
+
+def _bad_start(path: Path) -> str | None:
+    """Why the file cannot be a trace from its first bytes (empty, or neither packets nor gzip); None if it may be."""
+    try:
+        head = read_head(path, 2)
+    except AdvisorError as exc:
+        return exc.problem
+    if not head:
+        return "file is empty"
+    return None if head.startswith(TRACE_STARTS) else "not a Perfetto trace (no packet at its start)"
+
+
+def members(folder: Path, limit: int = MAX_MEMBERS) -> list[tuple[str, Path]] | None:
+    """The folder's Perfetto traces as (file name, path), in natural order; None for a file. Every one is
+    checked by its first bytes before any is analysed: a folder of empty or broken files fails at once,
+    naming the first and how many."""
+    if not folder.is_dir():
+        return None
+    files = _listing(folder, limit)
+    bad = [(path, why) for path in files if (why := _bad_start(path)) is not None]
+    if bad:
+        first, why = bad[0]
+        raise AdvisorError(str(first), f"{why}; {len(bad):,} of {len(files):,} trace files in {folder} cannot be "
+                                       "read")
+    return [(p.name, p) for p in files]
 
 
 def detect(path: Path, head: bytes) -> bool:
-    if path.is_dir():
-        found = members(path) or []
-        return any(_sniff_file(p) for _, p in found[:8])
+    if path.is_dir():  # the traces' first bytes are checked again when the folder is read (`members`)
+        found = _listing(path)
+        return any(_sniff_file(p) for p in found[:8]) or (bool(found) and all(_is_empty(p) for p in found[:8]))
     if path.name.lower().endswith(FOREIGN) or head.startswith(NCU_MAGIC):
         return False
     return sniff(head)
+
+
+def _is_empty(path: Path) -> bool:
+    """An empty trace-named file: a rank folder's failed capture, claimed so that the error names it."""
+    with suppress(OSError):
+        return path.stat().st_size == 0
+    return False
 
 
 def _sniff_file(path: Path) -> bool:
@@ -115,7 +159,7 @@ def load(path: Path, options: LoadOptions) -> list[Profile]:
 
     if path.is_dir():
         raise AdvisorError(str(path), "no Perfetto trace (.pb, .pftrace) in this folder")
-    return [build(path, read(path, options.option("workers"), options.progress))]
+    return [build(path, read(path, options.option("workers"), options.progress, options.max_memory))]
 
 
 def load_trace(path: Path, workers: int | None = None) -> Profile:

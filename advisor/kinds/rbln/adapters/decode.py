@@ -45,7 +45,9 @@ CHUNK_BYTES = 1 << 20  # packets decoded together with one Trace.FromString
 _LEGACY_PHASES = {66: BEGIN, 69: END, 88: COMPLETE, 73: INSTANT, 105: INSTANT, 82: INSTANT}  # B E X I i R
 _ARGS_NAME = "slice arguments"
 _KEYS = ("transfer", "comp_cycle")
-_JSON_ARGS = re.compile(r"""["']?(transfer|comp_cycle)["']?\s*:\s*(\[[^\]]*\]|"[^"]*"|'[^']*'|[-+\d.eE]+)""")
+# linear on any text: a value's scan stops at the next bracket or quote, where the next key's value would
+# start, so findall never rescans the rest of the text from each `transfer:[` (unclosed brackets were quadratic)
+_JSON_ARGS = re.compile(r"""["']?(transfer|comp_cycle)["']?\s*:\s*(\[[^\[\]]*\]|"[^"]*"|'[^']*'|[-+\d.eE]+)""")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
@@ -59,7 +61,10 @@ def _text(value: Any) -> str:
 
 
 def _numbers(text: str) -> float:
-    return sum(float(n) for n in _NUMBER.findall(text))
+    """The sum of the numbers in `text`; NaN (unavailable) when it has none or one is beyond float range."""
+    numbers = _NUMBER.findall(text)
+    total = sum(map(float, numbers)) if numbers else math.nan  # no number: unavailable, not 0
+    return total if math.isfinite(total) else math.nan
 
 
 class _Sums:
@@ -78,7 +83,9 @@ class _Sums:
     def text(self, key: str | None, text: str) -> None:
         """A string value: numbers under a key (`":4096Byte"`), or JSON text holding the keys."""
         if key is not None:
-            self.add(key, _numbers(text))
+            value = _numbers(text)
+            if not math.isnan(value):
+                self.add(key, value)
             return
         nbytes, cycles = _json_sums(text)
         if nbytes is not None:
@@ -164,6 +171,9 @@ class Records:
         self.name_ends = array("q")  # end offset of each name in name_blob
         self.packets = self.skipped = self.compressed = 0
         self.problem: FramingProblem | None = None
+        self.budget = MAX_INFLATED  # bytes compressed_packets containers may inflate to in this range
+        self.inflated = 0  # bytes they did inflate to
+        self.over = False  # a container passed the budget: the range stopped there
         self._codes: dict[str, int] = {}  # name -> index while extracting
 
     @property
@@ -238,6 +248,8 @@ def _json_sums(text: Any) -> tuple[float | None, float | None]:
     for key, found in _JSON_ARGS.findall(text if isinstance(text, str) else _text(text)):
         numbers = _NUMBER.findall(found)
         value = float(numbers[0]) if len(numbers) == 1 else sum(map(float, numbers))
+        if not numbers or not math.isfinite(value):  # no number, 1e999, a 400-digit size: unavailable
+            continue
         if key == "transfer":
             nbytes = value if nbytes is None else nbytes + value
         else:
@@ -280,6 +292,8 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
                     rows_extend((STATE, seq, needs, 0, 0, 0, 0))
                 elif which == "compressed_packets" and depth == 0:
                     _inflate(p.compressed_packets, rec, seq)
+                    if rec.over:
+                        return
                 continue
             if cleared or interned or defaults:
                 state = _state(p, "track_event", cleared, interned, defaults, rec)
@@ -380,20 +394,26 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
 
 
 def _inflate(data: bytes, rec: Records, sequence: int) -> None:
-    """A compressed_packets container: a deflated serialized Trace, split and fed like the file."""
+    """A compressed_packets container: a deflated serialized Trace, split and fed like the file. What it
+    inflates to counts against the range's budget (--max-memory): past it, the range stops (`rec.over`)."""
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
 
     rec.compressed += 1
+    cap = max(0, min(MAX_INFLATED, rec.budget - rec.inflated))
     inflated = b""
     for wbits in (47, -15):  # zlib or gzip header, else raw deflate
         try:
             inflater = zlib.decompressobj(wbits)
-            inflated = inflater.decompress(data, MAX_INFLATED)
+            inflated = inflater.decompress(data, cap + 1)  # never more than one byte past the cap
             break
         except zlib.error:
             continue
     else:
         rec.skipped += 1
+        return
+    rec.inflated += len(inflated)
+    if len(inflated) > cap:
+        rec.over = True
         return
     splitter = Splitter(inflated)
     for start, end, _ in splitter.chunks(CHUNK_BYTES):
@@ -423,17 +443,21 @@ def _decode(trace_type: Any, buf: Any, start: int, end: int, rec: Records) -> Se
 
 
 def extract(buf: Any, start: int = 0, end: int | None = None, release: Callable[[int, int], None] | None = None,
-            chunk_bytes: int = CHUNK_BYTES) -> Records:
+            chunk_bytes: int = CHUNK_BYTES, budget: int = MAX_INFLATED) -> Records:
     """Phase 1 over buf[start:end] (whole fields; the walk stops early at a framing problem).
-    `release(start, end)` is told when a span is done with (to drop mapped pages)."""
+    `release(start, end)` is told when a span is done with (to drop mapped pages); `budget` bounds what
+    compressed_packets containers may inflate to (past it the range stops with `over` set)."""
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
 
     rec = Records()
+    rec.budget = budget
     splitter = Splitter(buf, start, end)
     for first, last, _ in splitter.chunks(chunk_bytes):
         _feed(_decode(Trace, buf, first, last, rec), rec, 0)
         if release is not None:
             release(first, last)
+        if rec.over:
+            break
     rec.problem = splitter.problem
     rec.close()
     return rec

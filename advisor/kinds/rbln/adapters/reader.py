@@ -1,32 +1,52 @@
-"""A trace file to resolved slices, streaming: the file is memory-mapped (a gzip file is first inflated
-to a temporary file), walked at packet boundaries, and decoded a range at a time — in a pool of
-worker processes for large files (each maps the file itself, by path), in this process for small
+"""A trace file to resolved slices, streaming: a plain file is memory-mapped, a gzip file is inflated a
+block at a time (never to a temporary file, so a killed run leaves nothing behind); either is walked at
+packet boundaries and decoded a range at a time — in a pool of worker processes for large files (each
+maps a plain file itself, by path; a gzip file's ranges are sent to them), in this process for small
 ones — then resolved in file order here. Mapped pages are released as soon as a range is done, so the
 resident memory is the compact rows and columns, not the file. The result does not depend on the
 number of workers.
+
+The trace's size after every decompression (the gzip stream, compressed_packets containers) counts
+against the input limit (`--max-memory`), checked as the bytes come: a gzip bomb stops at the limit.
 """
 
 from __future__ import annotations
 
 import mmap
 import os
-import tempfile
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from advisor.core.errors import AdvisorError
 from advisor.inputs.text import file_errors
+from advisor.kinds.base import DEFAULT_MAX_MEMORY
 from advisor.kinds.rbln.adapters.decode import CHUNK_BYTES, Records, Resolved, Resolver, extract
-from advisor.kinds.rbln.adapters.packets import FramingProblem, Splitter
+from advisor.kinds.rbln.adapters.packets import CORRUPT, FramingProblem, Splitter
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARALLEL_MIN_BYTES = 8 << 20  # below this a pool costs more to start than it saves
 RANGE_BYTES = 8 << 20  # one worker task
 MAX_WORKERS = 4
 PAGE = mmap.PAGESIZE
+GZIP_READ = 1 << 20  # compressed bytes read at a time
+GZIP_BLOCK = 4 << 20  # inflated bytes at a time: a bomb never holds more than this beyond the window
+MAX_PACKET = 256 << 20  # one packet of a gzip stream waits whole in memory: larger is a broken header, not a trace
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:g} GiB" if n >= 1 << 30 and n % (1 << 28) == 0 else f"{n / 2**20:,.0f} MiB"
+
+
+def too_large(path: Path, what: str, limit: int) -> AdvisorError:
+    """The one-line refusal of a trace past the input limit, saying how to raise it."""
+    suggestion = max(4 * limit, 1 << 30) >> 30
+    return AdvisorError(str(path), f"{what} more than {_size(limit)}, the input limit (--max-memory): raise it "
+                                   f"to read this trace, e.g. --max-memory {suggestion}GiB")
 
 
 def default_workers() -> int:
@@ -76,46 +96,47 @@ def _mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
             mapped.close()
 
 
-def _extract_file(path: str, start: int, end: int) -> Records:
+def _extract_file(path: str, start: int, end: int, budget: int) -> Records:
     """A worker's task: its own map of the file, one range of whole packets."""
     with _mapped(Path(path)) as buf:
-        return extract(buf, start, end, _releaser(buf) if isinstance(buf, mmap.mmap) else None)
+        return extract(buf, start, end, _releaser(buf) if isinstance(buf, mmap.mmap) else None, budget=budget)
 
 
-def _gunzip(path: Path, folder: str | None) -> tuple[Path, str]:
-    """The gzip file inflated to a temporary file (the caller removes it), and a note when the stream
-    was cut or damaged (what came out before is kept)."""
-    note = ""
-    handle, name = tempfile.mkstemp(prefix="advisor-rbln-", suffix=".pb", dir=folder)
-    out = Path(name)
-    try:
-        with file_errors(path), path.open("rb") as source, os.fdopen(handle, "wb") as target:
-            inflater = zlib.decompressobj(31)
-            written = 0
+class _Gunzip:
+    """A gzip file's inflated bytes, a block at a time, counted against `limit` as they come; `note` says
+    when the stream was cut or damaged (what came out before is kept)."""
+
+    def __init__(self, path: Path, limit: int):
+        self.path = path
+        self.limit = limit
+        self.size = 0
+        self.note = ""
+
+    def blocks(self) -> Iterator[bytes]:
+        with file_errors(self.path), self.path.open("rb") as source:
+            inflater, pending, started = zlib.decompressobj(31), b"", False
             while True:
-                block = source.read(1 << 20)
-                if not block:
-                    if not inflater.eof:
-                        note = "the gzip stream ends early: what it held up to there was read"
-                    break
+                if not pending:
+                    pending = source.read(GZIP_READ)
+                    if not pending:
+                        if started and not inflater.eof:
+                            self.note = "the gzip stream ends early: what it held up to there was read"
+                        return
                 try:
-                    data = inflater.decompress(block)
-                    while inflater.eof and inflater.unused_data:  # several gzip members, one after the other
-                        rest = inflater.unused_data
-                        target.write(data)
-                        written += len(data)
-                        inflater = zlib.decompressobj(31)
-                        data = inflater.decompress(rest)
+                    data = inflater.decompress(pending, GZIP_BLOCK)
                 except zlib.error as exc:
-                    note = f"the gzip stream is damaged ({exc}): what came before was read"
-                    break
-                target.write(data)
-                written += len(data)
-            target.write(inflater.flush() if not note else b"")
-    except BaseException:
-        out.unlink(missing_ok=True)
-        raise
-    return out, note
+                    self.note = f"the gzip stream is damaged ({exc}): what came before was read"
+                    return
+                started = True
+                pending = inflater.unconsumed_tail
+                if inflater.eof:  # several gzip members, one after the other
+                    pending = inflater.unused_data + pending
+                    inflater, started = zlib.decompressobj(31), False
+                self.size += len(data)
+                if self.size > self.limit:
+                    raise too_large(self.path, "the gzip trace inflates to", self.limit)
+                if data:
+                    yield data
 
 
 def is_gzip(path: Path) -> bool:
@@ -123,75 +144,154 @@ def is_gzip(path: Path) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
-def read(path: Path, workers: int | None = None, progress: Callable[[str], None] | None = None) -> ReadResult:
-    """Every slice of the trace at `path` (a Perfetto .pb/.pftrace, gzip or not)."""
-    gz = is_gzip(path)
-    note = ""
-    source = path
-    if gz:
-        source, note = _gunzip(path, None)
-    try:
-        return _read(source, path, workers, progress, gz, note)
-    finally:
-        if gz:
-            source.unlink(missing_ok=True)
-
-
-def _read(source: Path, shown: Path, workers: int | None, progress: Callable[[str], None] | None, gz: bool,
-          note: str) -> ReadResult:
+def read(path: Path, workers: int | None = None, progress: Callable[[str], None] | None = None,
+         limit: int = DEFAULT_MAX_MEMORY) -> ReadResult:
+    """Every slice of the trace at `path` (a Perfetto .pb/.pftrace, gzip or not); the trace's size after
+    decompression may be at most `limit` bytes."""
     from concurrent.futures.process import BrokenProcessPool
 
     wanted = default_workers() if workers is None else max(1, workers)
-    with _mapped(source) as buf:
+    try:
+        return _read(path, wanted, progress, limit)
+    except (BrokenProcessPool, PermissionError, BlockingIOError):
+        if wanted == 1:
+            raise
+        return _read(path, 1, progress, limit)  # no processes here (a sandbox, a killed worker): this one
+
+
+def _read(path: Path, workers: int, progress: Callable[[str], None] | None, limit: int) -> ReadResult:
+    resolver = Resolver()
+    if is_gzip(path):
+        gunzip = _Gunzip(path, limit)
+        ranges = _Ranges(path, workers, PARALLEL_MIN_BYTES, resolver, progress, limit)
+        problem = _stream(gunzip.blocks(), ranges)
+        return ReadResult(resolver.finish(), gunzip.size, problem, True, gunzip.note, ranges.used)
+    with _mapped(path) as buf:
         size = len(buf)
-        used = 1 if wanted == 1 or size < PARALLEL_MIN_BYTES else wanted
-        resolver = Resolver()
-        try:
-            problem = _ranges(source, buf, used, resolver, progress, shown)
-        except (BrokenProcessPool, PermissionError, BlockingIOError):
-            if used == 1:
-                raise
-            used, resolver = 1, Resolver()  # no processes here (a sandbox, a killed worker): read it in this one
-            problem = _ranges(source, buf, used, resolver, progress, shown)
-    return ReadResult(resolver.finish(), size, problem, gz, note, used)
+        if size > limit:
+            raise too_large(path, f"the trace is {_size(size)},", limit)
+        start_pool = 0 if workers > 1 and size >= PARALLEL_MIN_BYTES else None
+        ranges = _Ranges(path, workers, start_pool, resolver, progress, limit, size)
+        problem = _split(path, buf, ranges)
+    return ReadResult(resolver.finish(), size, problem, False, "", ranges.used)
 
 
-def _ranges(source: Path, buf: mmap.mmap | bytes, workers: int, resolver: Resolver,
-            progress: Callable[[str], None] | None, shown: Path) -> FramingProblem | None:
-    """Ranges of whole packets found here (the walk reads only the framing), decoded here or by a
-    pool, and resolved here in file order as they come back (at most a few ranges in flight)."""
-    size = len(buf)
+class _Ranges:
+    """Ranges of whole packets decoded here or by a pool (started once the ranges reach `start_pool`
+    bytes; None: never), resolved here in file order as they come back (at most a few in flight). What
+    compressed_packets containers inflate to counts against the limit with the trace's own bytes."""
+
+    def __init__(self, path: Path, workers: int, start_pool: int | None, resolver: Resolver,
+                 progress: Callable[[str], None] | None, limit: int, total: int = 0):
+        self.path, self.workers, self.start_pool = path, workers, start_pool if workers > 1 else None
+        self.resolver, self.progress, self.limit, self.total = resolver, progress, limit, total
+        self.pool: Any = None
+        self.pending: deque = deque()
+        self.inflated = 0  # bytes compressed_packets containers inflated to, in ranges resolved so far
+        self.reported = 0
+        self.used = 1
+
+    def budget(self, end: int) -> int:
+        """What containers of a range ending at `end` may still inflate to."""
+        return max(0, self.limit - end - self.inflated)
+
+    def add(self, task: Callable[..., Records], args: tuple, end: int) -> None:
+        if self.pool is None and self.start_pool is not None and end >= self.start_pool:
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool, self.used = ProcessPoolExecutor(max_workers=self.workers), self.workers
+        if self.pool is None:
+            self._fed(task(*args), end)
+            return
+        self.pending.append((self.pool.submit(task, *args), end))
+        while len(self.pending) > self.workers:  # the rest decode while the oldest is resolved
+            future, done = self.pending.popleft()
+            self._fed(future.result(), done)
+
+    def drain(self) -> None:
+        """The ranges still in flight, resolved in order."""
+        while self.pending:
+            future, done = self.pending.popleft()
+            self._fed(future.result(), done)
+
+    def close(self) -> None:
+        """The pool ended (after an error: what has not started is cancelled)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pending.clear()
+
+    def _fed(self, records: Records, end: int) -> None:
+        self.inflated += records.inflated
+        if records.over or end + self.inflated > self.limit:
+            raise too_large(self.path, "the trace's compressed packets inflate to", self.limit)
+        self.resolver.feed(records)
+        total = self.total
+        if self.progress and total and end * 10 // total > self.reported:
+            self.reported = end * 10 // total
+            self.progress(f"reading {self.path.name}: {self.reported * 10}%")
+        elif self.progress and not total and end >> 26 > self.reported:  # a stream: every 64 MiB
+            self.reported = end >> 26
+            self.progress(f"reading {self.path.name}: {end >> 20:,} MiB")
+
+
+def _range_bytes(size: int, workers: int) -> int:
+    return max(CHUNK_BYTES, min(RANGE_BYTES, size // (workers * 4) + 1))
+
+
+def _split(path: Path, buf: mmap.mmap | bytes, ranges: _Ranges) -> FramingProblem | None:
+    """A mapped file's ranges of whole packets (the walk reads only the framing), decoded and resolved."""
     release = _releaser(buf) if isinstance(buf, mmap.mmap) else None
-    range_bytes = max(CHUNK_BYTES, min(RANGE_BYTES, size // (workers * 4) + 1))
     splitter = Splitter(buf)
-    reported = 0
-
-    def fed(records: Records, end: int) -> None:
-        nonlocal reported
-        resolver.feed(records)
-        if progress and size and end * 10 // size > reported:
-            reported = end * 10 // size
-            progress(f"reading {shown.name}: {reported * 10}%")
-
-    if workers == 1:
-        for start, end, _ in splitter.chunks(range_bytes):
-            fed(extract(buf, start, end, release), end)
-        return splitter.problem
-    from concurrent.futures import ProcessPoolExecutor
-
-    pending: deque = deque()
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for start, end, _ in splitter.chunks(range_bytes):
-            if release is not None:
-                release(start, end)
-            pending.append((pool.submit(_extract_file, str(source), start, end), end))
-            while len(pending) > workers:  # the rest decode while the oldest is resolved
-                fed(*_result(pending.popleft()))
-        while pending:
-            fed(*_result(pending.popleft()))
+    pooled = ranges.start_pool == 0
+    try:
+        for start, end, _ in splitter.chunks(_range_bytes(len(buf), ranges.workers if pooled else 1)):
+            if pooled:
+                if release is not None:
+                    release(start, end)
+                ranges.add(_extract_file, (str(path), start, end, ranges.budget(end)), end)
+            else:
+                ranges.add(extract, (buf, start, end, release, CHUNK_BYTES, ranges.budget(end)), end)
+        ranges.drain()
+    finally:
+        ranges.close()
     return splitter.problem
 
 
-def _result(item: tuple) -> tuple[Records, int]:
-    future, end = item
-    return future.result(), end
+def _extract_bytes(data: bytes, budget: int) -> Records:
+    """A worker's task for a stream: one range of whole packets, sent as bytes."""
+    return extract(data, budget=budget)
+
+
+def _stream(blocks: Iterable[bytes], ranges: _Ranges) -> FramingProblem | None:
+    """Inflated blocks gathered into ranges of whole packets (a packet cut by the block's end waits for
+    the next one), decoded and resolved in order. Memory: one range plus the largest packet."""
+    window = bytearray()
+    base = 0  # offset in the trace of window[0]
+    problem: FramingProblem | None = None
+    try:
+        for block in _then_end(blocks):
+            final = block is None
+            if not final:
+                window += block
+                if len(window) < RANGE_BYTES:
+                    continue
+            splitter = Splitter(window)
+            for start, end, _ in splitter.chunks(RANGE_BYTES):
+                ranges.add(_extract_bytes, (bytes(window[start:end]), ranges.budget(base + end)), base + end)
+            found = splitter.problem
+            if found is not None and not final and len(window) - splitter.position > MAX_PACKET:
+                found = FramingProblem(found.offset, CORRUPT, f"a packet larger than {_size(MAX_PACKET)}")
+            if found is not None and (final or found.kind == CORRUPT):
+                problem = FramingProblem(base + found.offset, found.kind, found.detail)
+                break
+            del window[:splitter.position]
+            base += splitter.position
+        ranges.drain()
+    finally:
+        ranges.close()
+    return problem
+
+
+def _then_end(blocks: Iterable[bytes]) -> Iterator[bytes | None]:
+    yield from blocks
+    yield None

@@ -178,7 +178,7 @@ def _name_format(names: Sequence[str], codes: Any) -> str:
 
 
 def _sentences(r: Resolved, result: ReadResult, unclosed: int, unknown: tuple[str, ...], known_slices: int,
-               ) -> list[str]:
+               backwards: int = 0) -> list[str]:
     out = []
     if result.gzip_note:
         out.append(result.gzip_note)
@@ -186,6 +186,8 @@ def _sentences(r: Resolved, result: ReadResult, unclosed: int, unknown: tuple[st
         out.append(result.problem.sentence())
     if unclosed:
         out.append(f"{_plural(unclosed, 'slice')} began and never ended: left out")
+    if backwards:
+        out.append(f"{_plural(backwards, 'slice')} ended before they began: their durations are unavailable")
     if r.unmatched_ends:
         out.append(f"{_plural(r.unmatched_ends, 'END event')} had no open slice on their track: ignored")
     if r.dropped:
@@ -268,6 +270,10 @@ def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     duration -= begin  # np.subtract(end, start, dtype=float64)
     duration[open_] = np.nan
     del open_
+    backwards = duration < 0  # an END stamped before its BEGIN (clock damage): no duration, not a negative one
+    out["backwards"] = int(backwards.sum())
+    duration[backwards] = np.nan
+    del backwards
     begin -= float(t0)
     out["start"], out["duration"] = begin, duration
     for key in ("bytes", "cycles"):
@@ -337,7 +343,7 @@ def build(path: Path, result: ReadResult) -> Profile:
     unknown = tuple(t.name for t in track_infos if t.category == track_rules.OTHER)
     known_slices = int(bounds[other])
     clock_note = _clock_note(r)
-    warnings = tuple(_sentences(r, result, cols["unclosed"], unknown, known_slices))
+    warnings = tuple(_sentences(r, result, cols["unclosed"], unknown, known_slices, cols["backwards"]))
 
     flags = {str(c.get("key")): c for c in track_rules.data().get("categories") or () if isinstance(c, dict)}
     device_cats = [i for i, key in enumerate(order) if flags.get(key, {}).get("device")]

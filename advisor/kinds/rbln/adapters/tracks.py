@@ -41,6 +41,9 @@ class Resolved:
     chiplet: str  # `Chiplet 2`, or ""
 
 
+MAX_DIGITS = 18  # a chiplet number longer than this is not one (and stays within int64)
+
+
 @dataclass(frozen=True)
 class Rules:
     """The compiled patterns of tracks.yaml."""
@@ -56,8 +59,11 @@ class Rules:
         return None
 
     def chiplet_number(self, name: str) -> int | None:
+        """The chiplet's number in a track name; None when there is none or it is no plausible number (a
+        5,000-digit run, which int() refuses)."""
         match = self.chiplet.fullmatch(name.strip()) if self.chiplet else None
-        return int(match.group(1)) if match and match.groups() and match.group(1) is not None else None
+        digits = match.group(1) if match and match.groups() else None
+        return int(digits) if digits and digits.isdecimal() and len(digits) <= MAX_DIGITS else None
 
 
 def data() -> dict:
