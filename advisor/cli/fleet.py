@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from advisor.cli import options
 from advisor.cli.output import emit, output_format
@@ -28,16 +27,29 @@ def _summary(result) -> str:
     return f"advisor: fleet: run {result.run}: {result.found} profiles found; " + ", ".join(parts)
 
 
+def _check_workers(workers: int | None) -> None:
+    from advisor.core.errors import AdvisorError
+    from advisor.fleet.cluster import WORKERS_PER_CORE, max_workers
+
+    if workers is not None and workers < 1:
+        raise AdvisorError("--workers", "must be at least 1")
+    if workers is not None and workers > max_workers():
+        raise AdvisorError("--workers", f"{workers} is more than {WORKERS_PER_CORE} per core ({max_workers()} on this "
+                                        "machine); more processes only contend for the cores")
+
+
 def fleet(args: argparse.Namespace) -> int:
     from advisor.core.errors import AdvisorError
+    from advisor.fleet.discover import scanned
     from advisor.fleet.store import Store
 
-    fmt = output_format(args, [Path(p) for p in args.paths], "fleet.pdf")
+    # before any work: -o is none of the files the run reads (nor a new file in a folder it searches, read by
+    # the next run) and not inside the store
+    fmt = output_format(args, scanned(args.paths), "fleet.pdf", protected=[args.store])
     noise = options.noise(args)
     if args.top < 1:
         raise AdvisorError("--top", "must be at least 1")
-    if args.workers is not None and args.workers < 1:
-        raise AdvisorError("--workers", "must be at least 1")
+    _check_workers(args.workers)
     if args.scheduler is not None and args.workers is not None:
         raise AdvisorError("--workers", "sizes the local cluster; an existing cluster (--scheduler) has its own "
                                         "workers")
@@ -52,12 +64,12 @@ def fleet(args: argparse.Namespace) -> int:
                                                                              if len(args.paths) > 1 else ""))
     store = Store.open(args.store, create=found is not None)
     if found is not None:
-        from advisor.fleet.cluster import executor
+        from advisor.fleet.cluster import LocalPool
         from advisor.fleet.run import run_fleet
 
         show = None if args.quiet or not sys.stderr.isatty() else _progress_line
-        result = run_fleet(found, store, analyze_options, lambda: executor(args.workers, args.scheduler),
-                           args.label, args.force, show)
+        result = run_fleet(found, store, analyze_options, LocalPool(args.workers, args.scheduler), args.label,
+                           args.force, show)
         if show:
             print(file=sys.stderr)
         for missing in result.missing:

@@ -13,7 +13,7 @@ def history(args: argparse.Namespace) -> int:
     from advisor.fleet.store import Store
 
     noise = options.noise(args)
-    fmt = output_format(args, [], "history.pdf")
+    fmt = output_format(args, [], "history.pdf", protected=[args.store])  # never into the store it reads
     store = Store.open(args.store)
     emit(args, render_history(store, args.name, fmt, args.output, args.page_size, noise))
     return 0

@@ -1,5 +1,10 @@
-"""Where a fleet's tasks run: a dask.distributed local cluster sized to the machine (started and
-stopped with the run), an existing cluster by address, or this process for `--workers 1`."""
+"""Where a fleet's tasks run: a dask.distributed local cluster sized to the machine and to the work
+(started and stopped with the run), an existing cluster by address, or this process for `--workers 1` or
+a single profile.
+
+Ctrl-C reaches every process of the terminal's group; the local cluster's worker processes ignore SIGINT (a
+worker plugin, so a worker the cluster restarts does too), so only this process handles it (one line,
+`advisor: error: interrupted`) and closing the cluster ends them, instead of each printing a traceback."""
 
 from __future__ import annotations
 
@@ -7,18 +12,42 @@ import contextlib
 import importlib
 import logging
 import os
+import signal
 from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from distributed.diagnostics.plugin import WorkerPlugin
 
 from advisor.core.errors import AdvisorError
-from advisor.fleet.run import SerialExecutor
+from advisor.fleet.run import SerialExecutor, SizedPool
+
+WORKERS_PER_CORE = 4  # --workers above cores × this is refused: more processes only contend for the cores
+
+
+def max_workers() -> int:
+    return (os.cpu_count() or 1) * WORKERS_PER_CORE
+
+
+@dataclass(frozen=True)
+class LocalPool(SizedPool):
+    """`executor(workers, scheduler)`, given the number of profiles to analyse when the run knows it."""
+
+    workers: int | None
+    scheduler: str | None
+
+    def __call__(self, tasks: int) -> contextlib.AbstractContextManager[tuple[Executor, int]]:
+        return executor(self.workers, self.scheduler, tasks)
 
 
 @contextlib.contextmanager
-def executor(workers: int | None, scheduler: str | None) -> Iterator[tuple[Executor, int]]:
+def executor(workers: int | None, scheduler: str | None, tasks: int | None = None
+             ) -> Iterator[tuple[Executor, int]]:
     """A `concurrent.futures` executor and how many tasks it runs at once (`workers` is ignored with a
-    scheduler: the cluster has its own)."""
-    if scheduler is None and workers == 1:
+    scheduler: the cluster has its own). A local cluster has no more workers than `tasks` (profiles to
+    analyse), the core count by default; one profile runs in this process."""
+    count = min(workers or os.cpu_count() or 1, tasks or max_workers())
+    if scheduler is None and count <= 1:
         yield SerialExecutor(), 1
         return
     if scheduler is not None:
@@ -31,7 +60,6 @@ def executor(workers: int | None, scheduler: str | None) -> Iterator[tuple[Execu
         with client:
             yield client.get_executor(), max(1, sum(client.nthreads().values()))
         return
-    count = workers or os.cpu_count() or 1
     with ThreadPoolExecutor(1) as starter:
         started = starter.submit(_start_local, count)
         try:
@@ -54,8 +82,19 @@ def _start_local(count: int):
         cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
     client = Client(cluster)
+    client.register_plugin(IgnoreInterrupt())
     client.run(importlib.import_module, "advisor.fleet.run")
     return cluster, client
+
+
+class IgnoreInterrupt(WorkerPlugin):
+    """In each worker process of a local cluster: Ctrl-C is the client's to handle (see the module's note)."""
+
+    def setup(self, worker) -> None:
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class _Starting(Executor):

@@ -124,6 +124,22 @@ def discover(paths: Sequence[str], store: Path | None = None) -> Discovery:
     return Discovery(tuple(_unique(found)), skipped, tuple(missing))
 
 
+def scanned(paths: Sequence[str]) -> list[Path]:
+    """What a run over `paths` reads, now or next time, for the output check: each path given, and for a
+    glob its matches and the folder it searches (the part before its first wildcard), since a new file
+    there may match it next time."""
+    out: list[Path] = []
+    for given in paths:
+        if os.path.lexists(given) or not glob.has_magic(given):
+            out.append(Path(given))
+            continue
+        out += [Path(m) for m in glob.glob(given, recursive=True)]
+        fixed = Path(given).parts
+        base = next((i for i, part in enumerate(fixed) if glob.has_magic(part)), len(fixed))
+        out.append(Path(*fixed[:base]) if base else Path("."))
+    return out
+
+
 def _unique(found: Iterable[Candidate]) -> Iterable[Candidate]:
     """Each path once (named twice, or inside a folder also named); a file reached through a link is
     found again, and then stored once by its content hash."""

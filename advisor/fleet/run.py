@@ -21,10 +21,9 @@ from typing import Any
 
 from advisor.api import AnalyzeOptions, load_analysis
 from advisor.core.errors import AdvisorError
-from advisor.core.files import write_atomic
 from advisor.fleet.discover import Candidate, Discovery, content_hash, run_settings
 from advisor.fleet.rows import Item, Outcome, error_outcome, headline_metrics, outcome, path_name
-from advisor.fleet.store import Store, Stored, analysis_file
+from advisor.fleet.store import Store, Stored, StoreError, write_analysis
 from advisor.packs.load import PackCache
 
 
@@ -81,7 +80,8 @@ def _packs(rule_paths: tuple[Path, ...]) -> PackCache:
 
 def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome]:
     """One task: each profile analysed on its own (a failure is that profile's error row), its analysis
-    written into the store, its rows returned."""
+    written into the store, its rows returned. A store that cannot be written fails the task (StoreError),
+    and with it the run: no profile could be stored."""
     from advisor.core.serialize import dumps
 
     packs = _packs(tuple(settings.options.rule_paths))
@@ -89,10 +89,10 @@ def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome
     for item in items:
         try:
             analysis = load_analysis(item.path, settings.options, jobs=1, packs=packs)
-            target = analysis_file(settings.store, item.hash)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, dumps(analysis).encode("utf-8"))  # not fsynced: see store.py
+            write_analysis(settings.store, item.hash, dumps(analysis).encode("utf-8"))
             outcomes.append(outcome(analysis, item, settings.label, settings.generic_stems))
+        except StoreError:
+            raise
         except AdvisorError as exc:
             problem = exc.problem if exc.where == str(item.path) else f"{exc.where}: {exc.problem}"
             outcomes.append(error_outcome(item, problem, settings.label, path_name(item.path, settings.generic_stems)))
@@ -146,7 +146,20 @@ def _hashed(changed: Sequence[Candidate], stored: set[str]) -> tuple[list[Item],
 Pool = Callable[[], contextlib.AbstractContextManager[tuple[Executor, int]]]
 
 
-def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Pool, label: str | None = None,
+class SizedPool:
+    """A pool told how many profiles there are to analyse before it starts, so it starts no more workers
+    than there is work for (`cluster.LocalPool`); a plain `Pool` callable is started as it is."""
+
+    def __call__(self, tasks: int) -> contextlib.AbstractContextManager[tuple[Executor, int]]:
+        raise NotImplementedError
+
+
+def _start(pool: Pool | SizedPool, tasks: int) -> contextlib.AbstractContextManager[tuple[Executor, int]]:
+    return pool(tasks) if isinstance(pool, SizedPool) else pool()
+
+
+def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Pool | SizedPool,
+              label: str | None = None,
               force: bool = False, progress: Callable[[Progress], None] | None = None) -> RunResult:
     """Analyse every profile `found` (`discover`) not yet in `store` on the executor `pool()` gives (an
     executor and how many tasks it runs at once), started only when there is something to analyse."""
@@ -166,7 +179,7 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
         # The pool starts (in the background, for a local cluster) as soon as something may need analysing,
         # so the changed files are hashed while its workers come up.
         with store.superseding() if force else contextlib.nullcontext(), \
-                pool() if changed else contextlib.nullcontext((None, 0)) as (executor, workers):
+                _start(pool, len(changed)) if changed else contextlib.nullcontext((None, 0)) as (executor, workers):
             items, already, duplicates = _hashed(changed, {s.hash for s in index.values()})
             unchanged += already
             for outcomes, batch, error in _results(executor, workers, items, settings, fleet["batching"]):
@@ -184,27 +197,36 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
 def _results(executor: Executor, workers: int, items: Sequence[Item], settings: TaskSettings,
              batching: dict[str, int]) -> Iterator[tuple[list[Outcome], list[Item], str | None]]:
     """Each task's outcomes as it finishes, with at most a few tasks per worker in flight (the client
-    holds no more than that, however large the fleet)."""
+    holds no more than that, however large the fleet). A store error is fatal: the tasks in flight are
+    cancelled at once (as on any other way out: an interrupt, a failed commit) and it is raised."""
     in_flight: dict[Future, list[Item]] = {}
     limit = max(1, workers * batching["in_flight_per_worker"])
     pending = batches(items, workers, batching)
     exhausted = False
-    while True:
-        while not exhausted and len(in_flight) < limit:
-            batch = next(pending, None)
-            if batch is None:
-                exhausted = True
-            else:
-                in_flight[executor.submit(analyse_batch, batch, settings)] = batch
-        if not in_flight:
-            return
-        finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-        for future in sorted(finished, key=lambda f: str(in_flight[f][0].path)):
-            batch = in_flight.pop(future)
-            try:
-                yield future.result(), batch, None
-            except Exception as exc:
-                yield [], batch, f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    try:
+        while True:
+            while not exhausted and len(in_flight) < limit:
+                batch = next(pending, None)
+                if batch is None:
+                    exhausted = True
+                else:
+                    in_flight[executor.submit(analyse_batch, batch, settings)] = batch
+            if not in_flight:
+                return
+            finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=lambda f: str(in_flight[f][0].path)):
+                batch = in_flight.pop(future)
+                try:
+                    outcomes = future.result()
+                except StoreError:
+                    raise
+                except Exception as exc:
+                    yield [], batch, f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+                else:
+                    yield outcomes, batch, None
+    finally:
+        for future in in_flight:
+            future.cancel()
 
 
 class _Committer:
