@@ -12,7 +12,6 @@ import string
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.core import units as fmt
 from advisor.core.errors import AdvisorError
 from advisor.kinds.neuron.adapters import load_profiles
 from advisor.packs.expr import ExprError, compile_expression
@@ -89,8 +88,10 @@ def test_expressions_refuse_or_evaluate_safely(text, env):
        st.sampled_from(["fraction", "bytes", "s", "bytes/s", "FLOP/s", "FLOP", "FLOP/B", "ratio", "count",
                         "cycles", "Hz", "", "furlongs"]), st.sampled_from(["", ".1f", "%", ",.0f", ".3g"]))
 def test_formatters_always_give_text(value, unit, spec):
+    from advisor.packs.message import format_value
+
     value = float(value) if isinstance(value, int) else value
-    shown = fmt.with_spec(value, unit, spec)
+    shown = format_value(value, unit, spec)
     assert isinstance(shown, str) and shown
     if value is None or not math.isfinite(value):
         assert shown == "unavailable"

@@ -177,14 +177,3 @@ SHOWN_IN_UNIT = frozenset({"fraction", "bytes", "s", "bytes/s", "FLOP/s"})
 def value(v: float | None, unit: str) -> str:
     """Any metric value by its unit."""
     return UNITS.get(unit, ratio)(v)
-
-
-def with_spec(v: float | None, unit: str, spec: str) -> str:
-    """A rule-message placeholder: the metric's own unit by default, or a format spec such as `.0f`."""
-    if not spec:
-        return value(v, unit)
-    if spec == "%":  # a fraction as a percent, formatted like every other percent in the report
-        return percent(v)
-    if not _usable(v):
-        return UNAVAILABLE
-    return format(v, spec)

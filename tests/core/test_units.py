@@ -44,9 +44,11 @@ def test_decimal_bytes_for_quoted_figures():
 
 
 def test_message_spec():
-    assert fmt.with_spec(12.4, "ratio", ".0f") == "12"
-    assert fmt.with_spec(12.4, "ratio", "") == "12.4×"
-    assert fmt.with_spec(None, "ratio", ".0f") == "unavailable"
+    from advisor.packs.message import format_value
+
+    assert format_value(12.4, "ratio", ".0f") == "12"
+    assert format_value(12.4, "ratio", "") == "12.4×"
+    assert format_value(None, "ratio", ".0f") == "unavailable"
 
 
 def test_chart_axis_units():
