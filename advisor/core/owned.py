@@ -53,8 +53,16 @@ def _safe_relative(name: object) -> PurePosixPath | None:
     return path
 
 
-def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
-    """owner (the output's file name) -> {relative path: sha256}; empty when missing or not advisor's."""
+@dataclass(frozen=True)
+class Written:
+    """One file advisor wrote in the folder: the sha256 of what it wrote last, and the outputs (report file
+    names) whose renders still include it."""
+    sha256: str
+    by: frozenset[str]
+
+
+def read_manifest(folder: Path) -> dict[str, Written]:
+    """relative path -> what advisor wrote there; empty when missing or not advisor's."""
     path = folder / MANIFEST
     try:
         info = os.lstat(path)
@@ -63,20 +71,22 @@ def read_manifest(folder: Path) -> dict[str, dict[str, str]]:
         data = json.loads(path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return {}
-    written = data.get("written") if isinstance(data, dict) else None
-    if not isinstance(written, dict):
+    files = data.get("files") if isinstance(data, dict) and data.get("advisor") == 1 else None
+    if not isinstance(files, dict):
         return {}
-    manifest: dict[str, dict[str, str]] = {}
-    for owner, files in written.items():
-        if isinstance(owner, str) and isinstance(files, dict):
-            manifest[owner] = {name: sha for name, sha in files.items()
-                               if _safe_relative(name) is not None and isinstance(sha, str)
-                               and len(sha) == 64 and set(sha) <= HEX}
+    manifest: dict[str, Written] = {}
+    for name, entry in files.items():
+        sha = entry.get("sha256") if isinstance(entry, dict) else None
+        by = entry.get("by") if isinstance(entry, dict) else None
+        if (_safe_relative(name) is not None and isinstance(sha, str) and len(sha) == 64 and set(sha) <= HEX
+                and isinstance(by, list) and by and all(isinstance(owner, str) for owner in by)):
+            manifest[name] = Written(sha, frozenset(by))
     return manifest
 
 
-def _manifest_bytes(manifest: dict[str, dict[str, str]]) -> bytes:
-    return (json.dumps({"advisor": 1, "written": manifest}, indent=1, sort_keys=True) + "\n").encode("utf-8")
+def _manifest_bytes(manifest: dict[str, Written]) -> bytes:
+    files = {name: {"sha256": entry.sha256, "by": sorted(entry.by)} for name, entry in manifest.items()}
+    return (json.dumps({"advisor": 1, "files": files}, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
 def _inside(folder: Path, relative: PurePosixPath) -> Path | None:
@@ -119,9 +129,14 @@ def _foreign(folder: Path, known: set[str]) -> list[str]:
 def write_owned(folder: Path, owner: str, files: dict[str, bytes],
                 main: tuple[Path, bytes] | None = None) -> FolderResult:
     """Write `files` (paths relative to `folder`) and the manifest, then `main` (the report linking them),
-    all or nothing; then remove what `owner` wrote there before and no longer writes, when it still holds
-    what advisor wrote and no other output's manifest entry names it."""
+    all or nothing; then remove what `owner` wrote there before and no longer writes, when no other output
+    still includes it and it still holds exactly what advisor wrote."""
     before = read_manifest(folder)
+    after = {name: Written(entry.sha256, entry.by - {owner}) for name, entry in before.items()}
+    after.update({name: Written(digest(data), (before[name].by if name in before else frozenset()) | {owner})
+                  for name, data in files.items()})
+    stale = {name: before[name].sha256 for name, entry in after.items() if not entry.by}
+    after = {name: entry for name, entry in sorted(after.items()) if entry.by}
     with FileSet() as batch:
         batch.make_folder(folder)
         for relative in sorted({PurePosixPath(name).parent for name in files} - {PurePosixPath(".")},
@@ -130,23 +145,19 @@ def write_owned(folder: Path, owner: str, files: dict[str, bytes],
                 batch.make_folder(folder.joinpath(*relative.parts[:depth]))
         for name, data in files.items():
             batch.add(folder / name, data)
-        after = {**before, owner: {name: digest(data) for name, data in sorted(files.items())}}
         batch.add(folder / MANIFEST, _manifest_bytes(after))
         if main is not None:
             batch.add(*main)
         batch.commit()
-    still_named = {name for who, entries in after.items() for name in entries}
     removed = []
-    for name, sha in sorted(before.get(owner, {}).items()):
+    for name, sha in sorted(stale.items()):
         relative = _safe_relative(name)
-        if name in still_named or relative is None:
-            continue
-        path = _inside(folder, relative)
+        path = _inside(folder, relative) if relative is not None else None
         if path is not None and _holds(path, sha):
             path.unlink()
             removed.append(name)
             _remove_empty_parents(folder, path.parent)
-    return FolderResult(folder, tuple(removed), tuple(_foreign(folder, still_named)))
+    return FolderResult(folder, tuple(removed), tuple(_foreign(folder, set(after))))
 
 
 def _remove_empty_parents(folder: Path, inner: Path) -> None:

@@ -106,9 +106,10 @@ def test_a_forged_manifest_cannot_make_advisor_delete_outside_or_foreign_files(t
     (folder / "edited.png").write_bytes(b"user changed this")
     (folder / "linkdir").symlink_to(tmp_path)
     digest_of_outside = __import__("hashlib").sha256(b"keep").hexdigest()
-    forged = {"o.md": {"../outside.txt": digest_of_outside, str(outside): digest_of_outside,
-                       "linkdir/outside.txt": digest_of_outside, "edited.png": "0" * 64}}
-    (folder / MANIFEST).write_text(__import__("json").dumps({"advisor": 1, "written": forged}))
+    forged = {name: {"sha256": sha, "by": ["o.md"]} for name, sha in (
+        ("../outside.txt", digest_of_outside), (str(outside), digest_of_outside),
+        ("linkdir/outside.txt", digest_of_outside), ("edited.png", "0" * 64))}
+    (folder / MANIFEST).write_text(__import__("json").dumps({"advisor": 1, "files": forged}))
     result = write_owned(folder, "o.md", {"new.png": b"x"})
     assert outside.read_text() == "keep" and (folder / "edited.png").exists()
     assert result.removed == () and "edited.png" in result.kept
@@ -311,7 +312,7 @@ def test_installed_script_refuses_a_device_output_too(tmp_path):
 _NAMES = st.sampled_from(["a.png", "b.png", "reports/x.md", "reports/x_files/c.png", "reports/y.md", "d.md"])
 
 
-@settings(max_examples=60)
+@settings(max_examples=200)
 @given(runs=st.lists(st.tuples(st.sampled_from(["r.md", "r.html"]),
                                st.dictionaries(_NAMES, st.binary(min_size=1, max_size=4), max_size=4)),
                      min_size=1, max_size=6),
