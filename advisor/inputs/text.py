@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import codecs
+import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from advisor.core.errors import AdvisorError
 
 MAX_SUMMARY_BYTES = 256 * 1024 * 1024  # a summary is kilobytes; past this it is not a summary file
 
 _JSON_LINE_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
+INPUT_PATTERNS = {"JSON after log lines": (_JSON_LINE_START, (" ", "\t", "\n", "x"))}
 
 
 @contextmanager
@@ -28,22 +32,67 @@ def file_errors(path: Path) -> Iterator[None]:
         raise AdvisorError(str(path), exc.strerror or str(exc)) from None
 
 
-def read_bytes(path: Path, limit: int = MAX_SUMMARY_BYTES) -> bytes:
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is, in the words of the error; None for a regular file."""
+    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return what
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def require_regular_file(path: Path) -> os.stat_result:
+    """The file's status, or the one-line refusal of anything that is not a regular file: opening a
+    FIFO blocks until a writer comes and a device never ends, so this is asked before any read."""
     with file_errors(path):
-        if path.is_dir():
-            raise AdvisorError(str(path), "is a directory, not a profile file")
-        size = path.stat().st_size
+        status = os.stat(path)
+    what = _not_regular(status.st_mode)
+    if what is not None:
+        raise AdvisorError(str(path), f"is {what}, not a profile file: advisor reads regular files only")
+    return status
+
+
+def _nonblocking(name: str, flags: int) -> int:
+    return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))  # a FIFO swapped in after the check cannot block
+
+
+@contextmanager
+def open_regular(path: Path) -> Iterator[BinaryIO]:
+    """The file open for reading, checked to be regular on the open handle itself (no race between the
+    check and the open); every profile file is opened through here."""
+    require_regular_file(path)
+    with file_errors(path), open(path, "rb", opener=_nonblocking) as handle:
+        what = _not_regular(os.fstat(handle.fileno()).st_mode)
+        if what is not None:
+            raise AdvisorError(str(path), f"is {what}, not a profile file: advisor reads regular files only")
+        yield handle
+
+
+def size_refusal(size: int, limit: int, what: str = "input size limit") -> str:
+    """The one line for an input over a limit derived from --max-memory."""
+    return (f"file is {size / 2**20:,.1f} MiB, over the {what} of {limit / 2**20:,.0f} MiB "
+            "(set by --max-memory; raise it with --max-memory SIZE)")
+
+
+def read_bytes(path: Path, limit: int = MAX_SUMMARY_BYTES, what: str = "input size limit") -> bytes:
+    """The whole file, refused past `limit` bytes (also when it grows while being read)."""
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
         if size > limit:
-            raise AdvisorError(str(path), f"file is {size / 2**20:.0f} MiB; larger than the {limit >> 20} MiB "
-                                          "this version reads")
-        return path.read_bytes()
+            raise AdvisorError(str(path), size_refusal(size, limit, what))
+        with file_errors(path):
+            data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise AdvisorError(str(path), size_refusal(len(data), limit, what))
+    return data
 
 
 def read_head(path: Path, size: int) -> bytes:
-    """The first `size` bytes of a file (b"" for a folder)."""
+    """The first `size` bytes of a file (b"" for a folder, which some kinds read as a whole)."""
     if path.is_dir():
         return b""
-    with file_errors(path), path.open("rb") as handle:
+    with open_regular(path) as handle, file_errors(path):
         return handle.read(size)
 
 

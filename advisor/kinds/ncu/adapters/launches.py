@@ -18,7 +18,10 @@ from advisor.kinds.ncu import KIND
 
 METRICS_SECTION = "Command line profiler metrics"  # --metrics rows: the name is the metric's own
 RULE_TYPES = ("OPT", "INF", "WRN", "ERR")
-_DIMS = re.compile(r"^\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\)$")
+_DIMS = re.compile(r"^\(\s*(\d{1,12})\s*,\s*(\d{1,12})\s*,\s*(\d{1,12})\s*\)$")  # longer is no launch size
+_IDENTIFIER = re.compile(r"[A-Za-z_~][A-Za-z0-9_]*")
+INPUT_PATTERNS = {"ncu launch dims": (_DIMS, ("( ", "1", " , ", "1" * 13)),
+                  "ncu identifier": (_IDENTIFIER, ("a", "~", "_1"))}
 _UNAVAILABLE = {"n/a", "nan", "(!) nan", "-nan", "inf", "-inf", ""}
 
 
@@ -70,7 +73,7 @@ def function_name(signature: str) -> str:
             if depth == 0:
                 break
         head = head[:i].rstrip()
-    names = re.findall(r"[A-Za-z_~][A-Za-z0-9_]*", head.split("::")[-1])
+    names = _IDENTIFIER.findall(head.split("::")[-1])
     return names[-1] if names else signature.strip()[:60]
 
 

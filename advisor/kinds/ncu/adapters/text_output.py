@@ -23,17 +23,27 @@ from advisor.core.errors import AdvisorError
 from advisor.kinds.ncu.adapters.launches import RULE_TYPES, Launch, Row, vendor_finding
 
 NAME = "ncu-text"
-_PROCESS = re.compile(r"^\[(\d+)\] (.+)@(\S+)\s*$")
-# The launch header: the signature, then ", Key Value" pairs to the end of the line; the signature
-# itself holds commas, so the lazy group grows until only known pairs remain.
-_HEADER = re.compile(r"^  (?P<sig>\S.*?)(?P<tail>(?:, (?:Context|Stream|Device|CC|Invocations) [^,]+)+)\s*$")
-_DIMS = re.compile(r"\s*\((\d+), (\d+), (\d+)\)x\((\d+), (\d+), (\d+)\)$")
+# Every pattern below runs on input lines, so each is anchored and free of adjacent quantifiers that
+# can trade characters (what made the old launch-header pattern quadratic: 110 s for one 704 KB line);
+# the launch header and the process line are taken apart with string methods instead.
 _TIMESTAMP = re.compile(r", \d{4}-\w{3}-\d{1,2} \d{1,2}:\d{2}:\d{2}$")  # older versions: launch time, no dims
-_SECTION = re.compile(r"^    Section: (\S.*?)\s*$")
+_DIMS = re.compile(r"\((\d+), (\d+), (\d+)\)x\((\d+), (\d+), (\d+)\)$")  # matched at the last "(" of "(…)x(…)"
+_SECTION = re.compile(r"^    Section: (\S.*)$")
 _ANY_SECTION = re.compile(_SECTION.pattern, re.MULTILINE)
-_DASHES = re.compile(r"^    -+( +-+)+\s*$")  # a table rule, or the line between two rules of a section
+_DASHES = re.compile(r"^    -+( +-+)+[ \t]*$")  # a table rule, or the line between two rules of a section
 _RULE_START = re.compile(rf"^    ({'|'.join(RULE_TYPES)})   (.*)$")
-_SPEEDUP = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([-\d.,]+)%\s*(.*)$")
+_SPEEDUP = re.compile(r"^Est\. (?:(Local|Global) )?Speedup: ([-\d.,]+)%[ \t]*(.*)$")
+_RUNS = re.compile(r"-+")
+INPUT_PATTERNS = {  # pattern, and fragments of it a hostile line repeats (tests/safety/test_ncu_inputs.py)
+    "ncu text timestamp": (_TIMESTAMP, (", 2024-Jan-1 1:00:00", ", 2024-", "1")),
+    "ncu text launch dims": (_DIMS, ("(1, 1, 1)x(", "(1, ", "1")),
+    "ncu text section": (_SECTION, ("    Section: x", " ", "\n")),
+    "ncu text any section": (_ANY_SECTION, ("    Section: x", " ", "\n")),
+    "ncu text table rule": (_DASHES, ("    -", " -", " ")),
+    "ncu text rule start": (_RULE_START, ("    OPT   ", "x")),
+    "ncu text speedup": (_SPEEDUP, ("Est. Speedup: ", "1.", "%")),
+    "ncu text column runs": (_RUNS, ("-", " -")),
+}
 _CONTINUATION = " " * 10
 _SEPARATOR = "-----"  # the first dash group of the line between two rules; table columns are wider
 _IDENTITY = {"Context": "context", "Stream": "stream", "Device": "device", "CC": "compute_capability",
@@ -59,7 +69,7 @@ class _Table:
 
 def _spans(rule: str) -> list[tuple[int, int]]:
     """Each column runs from its dashes to the start of the next column's dashes."""
-    starts = [m.start() for m in re.finditer(r"-+", rule)]
+    starts = [m.start() for m in _RUNS.finditer(rule)]
     return [(start, starts[i + 1] if i + 1 < len(starts) else 10**6) for i, start in enumerate(starts)]
 
 
@@ -67,21 +77,59 @@ def _cells(line: str, spans: list[tuple[int, int]]) -> list[str]:
     return [line[start:end].strip() for start, end in spans]
 
 
-def _header(line: str) -> tuple[str, dict[str, str]] | None:
-    found = _HEADER.match(line)
-    if not found:
+def _process(line: str) -> dict[str, str] | None:
+    """`[pid] process@host` as the process and host names, or None."""
+    pid, close, rest = line[1:].partition("] ")
+    if not line.startswith("[") or not close or not pid.isdigit():
         return None
-    identity: dict[str, str] = {}
-    for pair in found.group("tail").split(", ")[1:]:
-        key, _, value = pair.partition(" ")
-        identity[_IDENTITY[key]] = value.strip()
-    signature = _TIMESTAMP.sub("", found.group("sig").rstrip())
-    dims = _DIMS.search(signature)
+    name, at, host = rest.rstrip().rpartition("@")
+    if not at or not name or not host or any(c.isspace() for c in host):
+        return None
+    return {"process_name": name, "host_name": host}
+
+
+def _pair(text: str) -> tuple[str, str] | None:
+    """`Context 1` as (context, "1"): a known key, a space and a value without commas."""
+    key, space, value = text.partition(" ")
+    if not space or key not in _IDENTITY or not value.strip() or "," in value:
+        return None
+    return _IDENTITY[key], value.strip()
+
+
+def _header(line: str) -> tuple[str, dict[str, str]] | None:
+    """The launch header: the signature, then `, Key Value` pairs to the end of the line. The signature
+    itself holds commas, so pairs are taken from the right while they are known pairs (linear time)."""
+    if not line.startswith("  ") or line[2:3].isspace() or len(line) < 3:
+        return None
+    signature, pairs = line.rstrip(), []
+    while True:
+        cut = signature.rfind(", ")
+        pair = _pair(signature[cut + 2:]) if cut > 2 else None
+        if pair is None:
+            break
+        pairs.append(pair)
+        signature = signature[:cut]
+    if not pairs:
+        return None
+    identity = dict(reversed(pairs))
+    signature = signature[2:].rstrip()
+    tail = len(signature) - 40  # the timestamp is at the end: the pattern runs on the end only
+    stamp = _TIMESTAMP.search(signature, max(0, tail))
+    if stamp:
+        signature = signature[:stamp.start()]
+    dims = _dims(signature)
     if dims:
         identity["grid_dims"] = "({}, {}, {})".format(*dims.groups()[:3])
         identity["block_dims"] = "({}, {}, {})".format(*dims.groups()[3:])
         signature = signature[: dims.start()]
     return signature.strip(), identity
+
+
+def _dims(signature: str) -> re.Match[str] | None:
+    """The `(gx, gy, gz)x(bx, by, bz)` ending the signature, matched from the last `(` before `)x(`."""
+    middle = signature.rfind(")x(")
+    start = signature.rfind("(", 0, middle) if middle > 0 else -1
+    return _DIMS.match(signature, start) if start >= 0 else None
 
 
 def sniff(text: str) -> bool:
@@ -113,9 +161,9 @@ def parse(text: str, where: str) -> list[Launch]:
     for raw in text.splitlines():
         line = raw.rstrip()
         if not line.startswith("  "):  # application output, ==PROF== lines, the [pid] line
-            found = _PROCESS.match(line)
-            if found:
-                process = {"process_name": found.group(2), "host_name": found.group(3)}
+            found_process = _process(line)
+            if found_process:
+                process = found_process
             if launch is not None and line:
                 _finish(rule, launch)
                 rule = None
@@ -132,7 +180,7 @@ def parse(text: str, where: str) -> list[Launch]:
             continue
         if found := _SECTION.match(line):
             _finish(rule, launch)
-            rule, section, table, state = None, found.group(1), None, "section"
+            rule, section, table, state = None, found.group(1).rstrip(), None, "section"
             continue
         if state in ("head", "rows") and table is not None:
             if state == "head" and not table.headed and _cells(line, table.spans)[0] == "Metric Name":

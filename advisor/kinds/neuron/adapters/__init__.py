@@ -14,7 +14,8 @@ from typing import Any
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace
 from advisor.core.model import Profile, SourceInfo
-from advisor.inputs.text import MAX_SUMMARY_BYTES, decode, decode_head, read_bytes
+from advisor.inputs.limits import TextLimits
+from advisor.inputs.text import decode, decode_head, open_regular, read_bytes, require_regular_file, size_refusal
 from advisor.kinds.base import LoadOptions
 from advisor.kinds.conventions import conventions, has_profile_metrics, has_usable_metric, no_usable_metric, normalise
 from advisor.kinds.neuron import KIND
@@ -23,6 +24,8 @@ from advisor.kinds.neuron.tables import DMA, INSTRUCTION
 
 JSON_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
 RANK_FILE = re.compile(r"^profile_rank_(\d+)\.(json|txt|ntff)$")  # multi-worker captures: one file per rank
+INPUT_PATTERNS = {"neuron JSON key": (JSON_KEY, ('"a', '"a"', " ", ":")),
+                  "neuron rank file": (RANK_FILE, ("profile_rank_", "1", ".json"))}
 
 
 def detect(path: Path, head: bytes) -> bool:
@@ -63,10 +66,11 @@ def load(path: Path, options: LoadOptions) -> list[Profile]:
     return load_profiles(path, options)
 
 
-def _parse_text(text: str, where: str) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
+def _parse_text(text: str, where: str, limits: TextLimits) -> tuple[str, str, list[tuple[str, dict[str, Any]]]]:
     if summary_json.sniff(text):
         return (summary_json.NAME, *summary_json.parse(text, where))
     if summary_text.sniff(text):
+        limits.check_lines(text, where)
         return (summary_text.NAME, *summary_text.parse(text, where, conventions(KIND)))
     raise AdvisorError(where, "unknown format: expected Neuron summary-json, summary-text or an .ntff capture")
 
@@ -75,6 +79,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     """Every profile in the file, in file order."""
     options = options or LoadOptions()
     where = str(path)
+    limits = TextLimits.for_memory(options.max_memory)
     converted_with = None
     conv = conventions(KIND)
     if options.option("trace") and not ntff.sniff_name(path):
@@ -84,8 +89,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     if parquet.is_explorer_dir(path):
         return [_trace_profile(path, parquet.load(path, options.progress), parquet.NAME)]
     if ntff.sniff_name(path):
-        if not path.exists():
-            raise AdvisorError(where, "no such file")
+        require_regular_file(path)  # neuron-profile would block on a FIFO until its 30-minute timeout
         if options.option("trace"):
             return [_ntff_trace(path, options)]
         conversion = ntff.convert(path, options.option("neuron_profile"), options.option("neff"))
@@ -95,19 +99,19 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         streamed = _stream_if_large(path, options)
         if streamed is not None:
             return [streamed]
-        data = read_bytes(path, max(MAX_SUMMARY_BYTES, options.max_memory // 2))
+        data = read_bytes(path, max(limits.max_bytes, options.max_memory // 2), "size limit for a trace read whole")
         if not data.strip():
             raise AdvisorError(where, "file is empty")
         if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
             trace = legacy_json.decode(data, where, options.progress)
             if len(trace.tables[INSTRUCTION]) or len(trace.tables[DMA]):
                 return [_trace_profile(path, trace, legacy_json.NAME)]
-        elif len(data) > MAX_SUMMARY_BYTES:
-            raise AdvisorError(where, f"file is {len(data) / 2**20:.0f} MiB; too large for a profile summary")
+        elif len(data) > limits.max_bytes:
+            raise AdvisorError(where, size_refusal(len(data), limits.max_bytes, "size limit for a summary"))
         text = decode(data)
         if text is None:
             raise AdvisorError(where, "binary data, not a Neuron summary (an .ntff capture needs the .ntff extension)")
-        fmt, shape, entries = _parse_text(text, where)
+        fmt, shape, entries = _parse_text(text, where, limits)
 
     profiles, unusable = [], []
     for name, raw in entries:
@@ -136,9 +140,9 @@ def _stream_if_large(path: Path, options: LoadOptions) -> Profile | None:
     try:
         if not path.is_file() or path.stat().st_size <= options.max_memory // 2:
             return None
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(legacy_json.SNIFF_BYTES)
-    except OSError:
+    except (OSError, AdvisorError):
         return None  # the ordinary path reports it
     if not legacy_json.sniff(head):
         return None

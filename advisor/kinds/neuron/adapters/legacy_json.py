@@ -20,6 +20,8 @@ import msgspec
 from advisor.core.collector import collector_paused
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace, Interner
+from advisor.inputs.limits import MAX_STRING_CHARS, check_json_value, depth_refusal
+from advisor.inputs.text import open_regular
 from advisor.kinds.base import Progress
 from advisor.kinds.neuron.adapters.columns import Percent, neuron_trace, tensor_decls
 from advisor.kinds.neuron.tables import TensorDecl
@@ -181,8 +183,24 @@ def decode(data: bytes, where: str, progress: Progress | None = None) -> EventTr
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
         raise AdvisorError(where, f"invalid JSON: {exc}") from None
+    except RecursionError:  # msgspec's own depth guard, on a member decoded as Any
+        raise AdvisorError(where, depth_refusal()) from None
+    _check_strings(where, instr, dma)
+    check_json_value([trace.summary, trace.metadata], where)  # decoded as Any: the depth and string limits
     return _trace(instr, dma, _first(trace.summary), _first(trace.metadata),
                   [_warning(w) for w in _objects(trace.warnings)], tensor_decls(_objects(trace.neff_node)))
+
+
+def _check_strings(where: str, *columns: dict[str, Any]) -> None:
+    """Refuse an event text (engine, HLO name, tensor) past the string-length limit: each distinct text
+    is kept once, so the check is over the distinct ones."""
+    for table in columns:
+        for field, column in table.items():
+            names = getattr(column, "names", ())
+            longest = max(map(len, names), default=0)
+            if longest > MAX_STRING_CHARS:
+                raise AdvisorError(where, f"an event's {field} of {longest:,} characters, over the string-length "
+                                          f"limit of {MAX_STRING_CHARS:,} (no profile field is that long)")
 
 
 class _CountingReader:
@@ -213,7 +231,7 @@ def stream(path: Path, progress: Progress | None = None) -> EventTrace:
         shown = progress if member in passes else None
         percent = Percent(shown, f"streaming {size / 2**20:,.0f} MiB, pass {passes.index(member) + 1} of "
                                  f"{len(passes)} ({member})" if shown else "")
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             yield from ijson.items(_CountingReader(handle, lambda at: percent(at, size)), prefix, use_float=True)
 
     def first(prefix: str) -> dict[str, Any]:
@@ -227,6 +245,7 @@ def stream(path: Path, progress: Progress | None = None) -> EventTrace:
     try:
         instr = columns("instruction.item", _Instruction)
         dma = columns("dma.item", _Dma)
+        _check_strings(where, instr, dma)
         tensors = tensor_decls(items("neff_node.item"))
         warnings = [_warning(w) for w in items("warnings.item") if isinstance(w, dict)]
         return _trace(instr, dma, first("summary.item") or first("summary"),

@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace, Interner
+from advisor.inputs.text import require_regular_file
 from advisor.kinds.base import Progress
 from advisor.kinds.neuron.adapters.columns import neuron_trace, tensor_decls
 
@@ -57,6 +58,7 @@ def _read(folder: Path, table: str, wanted: tuple[str, ...] | None) -> Any | Non
     try:
         parts = []
         for file in files:
+            require_regular_file(file)  # a FIFO named like a table would block the reader
             names = pq.read_schema(file).names
             columns = [c for c in wanted if c in names] if wanted else None
             parts.append(pq.read_table(file, columns=columns))

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from advisor.core.errors import AdvisorError
+from advisor.inputs.limits import check_json_value, depth_refusal
 from advisor.inputs.text import first_json_start
 
 NAME = "summary-json"
@@ -33,11 +34,12 @@ def parse(text: str, where: str) -> tuple[str, list[tuple[str, dict[str, Any]]]]
     if start is None:
         raise AdvisorError(where, "no JSON object found")
     try:
-        data = json.loads(text[start:])
+        data = json.loads(text[start:], parse_int=_integer)
     except json.JSONDecodeError as exc:
         raise AdvisorError(where, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
-        raise AdvisorError(where, "JSON is nested too deeply to be a profile summary") from None
+        raise AdvisorError(where, depth_refusal()) from None
+    check_json_value(data, where)
     if not isinstance(data, dict):
         raise AdvisorError(where, f"expected a JSON object with profile metrics, found a JSON {_kind(data)}")
 
@@ -52,6 +54,14 @@ def parse(text: str, where: str) -> tuple[str, list[tuple[str, dict[str, Any]]]]
     if nested and len(nested) == len(data) and all(_is_metrics(v) for _, v in nested):
         return "profile-id entries", nested
     return "flat", [("profile", data)]
+
+
+def _integer(text: str) -> int | float:
+    """A JSON integer; one too long for int() (Python refuses over 4,300 digits) is out of any range a
+    profile states: infinity, which the conventions read as unavailable."""
+    if len(text.lstrip("-")) > 300:  # beyond any float too
+        return float("-inf") if text.startswith("-") else float("inf")
+    return int(text)
 
 
 def _kind(data: Any) -> str:

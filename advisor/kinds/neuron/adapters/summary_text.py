@@ -21,10 +21,17 @@ NAME = "summary-text"
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _FIELD = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")  # snake_case with at least one underscore
 _NUMBER = re.compile(r"^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?$")
-_VALUE = re.compile(r"^(?P<number>[-+]?[\d,]*\.?\d+(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)\s*(?P<unit>\S+)?$",
-                    re.IGNORECASE)
+# The number's digits and the unit never compete for a character (a unit starts with no digit, sign,
+# dot or comma), so a failed match gives characters back one at a time: linear in the line.
+_VALUE = re.compile(r"^(?P<number>[-+]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)[ \t]*"
+                    r"(?P<unit>[^\s\d.,+-]\S*)?$", re.IGNORECASE)
 _HEADER_WORDS = {"group", "category", "metric", "name", "field", "value", "unit", "units", "description"}
 _RULE_LINE = re.compile(r"^[\s=\-_*+|#]*$")
+INPUT_PATTERNS = {"summary-text identifier": (_IDENT, ("a", "_", "1")),
+                  "summary-text field": (_FIELD, ("a", "_a", "_", "1")),
+                  "summary-text number": (_NUMBER, ("1", ",123", ".5", "e1", "1,")),
+                  "summary-text value": (_VALUE, ("1", ",", ".5", "e1", " ", "ms", "1 x")),
+                  "summary-text rule line": (_RULE_LINE, ("=", " ", "-", "x"))}
 
 
 def _content_lines(text: str) -> list[list[str]]:
@@ -64,7 +71,7 @@ def _value(text: str, conv: Conventions) -> Any:
     if not match:
         return text
     number_text, unit = match.group("number").replace(",", ""), match.group("unit")
-    number = float(number_text)
+    number = float(number_text)  # 1e309 and 300-digit values are inf: unavailable, as the conventions read it
     if unit is None:
         return number
     factor = conv.factor(unit)
