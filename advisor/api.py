@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -16,7 +16,7 @@ from advisor.compare.diff import DEFAULT_NOISE, compare, compare_series, entry_k
 from advisor.core import serialize
 from advisor.core.comparison import Comparison, Series
 from advisor.core.errors import AdvisorError
-from advisor.core.model import Analysis, Profile
+from advisor.core.model import Analysis, AnalysisSettings, Finding, Hardware, HiddenFinding, Profile
 from advisor.engine.evaluate import Selection, evaluate
 from advisor.investigation.context import judge, load_context
 from advisor.kinds import LoadOptions, detect
@@ -28,6 +28,8 @@ from advisor.overview import with_overview
 from advisor.packs.load import PackCache, load_packs
 from advisor.packs.model import RuleSet
 
+DEFAULT_MAX_RANKS = 4096  # per-rank files in one folder; a capture of more ranks raises it with --max-ranks
+
 
 @dataclass(frozen=True)
 class AnalyzeOptions:
@@ -36,6 +38,8 @@ class AnalyzeOptions:
     rule_paths: Sequence[Path] = ()
     selection: Selection = field(default_factory=Selection)
     context: Path | None = None  # --context FILE: the investigation context
+    config: Path | None = None  # the settings file the selection came from, recorded in the analysis
+    max_ranks: int = DEFAULT_MAX_RANKS  # --max-ranks: the most profiles of a folder analysed
 
 
 def _notes(profile: Profile, analysis_hw: object, metrics: dict, chosen_by: str) -> list[str]:
@@ -58,9 +62,39 @@ def _notes(profile: Profile, analysis_hw: object, metrics: dict, chosen_by: str)
     return notes
 
 
+def _hidden(ruleset: RuleSet, metrics: dict, hw: Hardware | None, selection: Selection,
+            findings: Sequence[Finding]) -> tuple[HiddenFinding, ...]:
+    """What --ignore hid beyond the ignored rules' own findings: rules that require an ignored rule (they
+    were skipped) and rules an ignored one explains (now shown as root causes). Found by evaluating again
+    without the ignore list, only when there is one."""
+    if not selection.ignore:
+        return ()
+    ignored = {r.name for r in ruleset.rules} - Selection(ignore=selection.ignore).resolve(ruleset)
+    full = {f.name: f for f in evaluate(ruleset, metrics, hw, replace(selection, ignore=())).findings}
+    shown = {f.name: f for f in findings}
+    hidden = []
+    for f in full.values():
+        if f.name in ignored:
+            continue
+        required = [r for r in f.because if r in ignored]
+        explaining = [x.name for x in full.values() if x.name in ignored and f.name in x.explains]
+        if f.name not in shown and required:
+            hidden.append(HiddenFinding(f.name, f.title, f"requires ignored rule {', '.join(required)}"))
+        elif f.name in shown and shown[f.name].root_cause and not f.root_cause and explaining:
+            hidden.append(HiddenFinding(f.name, f.title, f"shown as a root cause: ignored rule "
+                                                         f"{', '.join(explaining)} explains it"))
+    return tuple(hidden)
+
+
+def _settings(selection: Selection, hardware: str | None, config: Path | None,
+              hidden: tuple[HiddenFinding, ...]) -> AnalysisSettings:
+    return AnalysisSettings(select=selection.select, ignore=selection.ignore, params=dict(selection.params),
+                            hardware=hardware, config=str(config) if config else None, hidden=hidden)
+
+
 def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str | None = None,
                     selection: Selection | None = None, context: Path | None = None,
-                    chosen_by: str = "the longest total_time") -> Analysis:
+                    chosen_by: str = "the longest total_time", config: Path | None = None) -> Analysis:
     kind = get_kind(profile.kind)
     metadata = profile.trace.metadata if profile.trace is not None else None
     hw = resolve(kind, {**profile.values, **profile.info}, hardware_override, metadata)
@@ -68,7 +102,10 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
     trace, from_events = (events.summarize(profile.trace, profile.values.get("total_time")) if events
                           else (None, None))
     metrics = derive(profile, hw, ruleset, from_events)
-    result = evaluate(ruleset, metrics, hw, selection or Selection())
+    selection = selection or Selection()
+    result = evaluate(ruleset, metrics, hw, selection)
+    settings = _settings(selection, hardware_override, config,
+                         _hidden(ruleset, metrics, hw, selection, result.findings))
     investigation = None
     if context is not None:
         known = {*metrics, *ruleset.inputs, *(m.name for m in ruleset.metrics), *ruleset.hardware_names}
@@ -81,7 +118,7 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
         metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
         outcomes=result.outcomes, packs={p.name: p.version for p in ruleset.packs},
         notes=tuple(_notes(profile, hw, metrics, chosen_by)), investigation=investigation, trace=trace,
-        vendor_findings=profile.vendor_findings, kind=profile.kind,
+        vendor_findings=profile.vendor_findings, settings=settings, kind=profile.kind,
     )
 
 
@@ -118,6 +155,8 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     all of them; the members of a folder run on `executor`, or on a pool of `jobs` processes. `packs`
     keeps the rule sets loaded across calls (many profiles in one process)."""
     options = options or AnalyzeOptions()
+    if jobs is not None and jobs < 1:
+        raise AdvisorError("--jobs", f"must be at least 1, got {jobs}")
     kind = detect(path)
     foreign = [f"--{name.replace('_', '-')}" for name in sorted(set(options.load.kind_options) - kind.option_dests())]
     if foreign:
@@ -137,9 +176,11 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     if len(profiles) == 1:
         if profile.trace is not None and progress:
             progress("analysing the events")
-        return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context)
+        return analyze_profile(profile, ruleset, options.hardware, options.selection, options.context,
+                               config=options.config)
     analyses = [analyze_profile(p, ruleset, options.hardware, options.selection,
-                                options.context if p is profile else None, chosen_by) for p in profiles]
+                                options.context if p is profile else None, chosen_by, options.config)
+                for p in profiles]
     return with_overview(analyses, [p.source.entry or "profile" for p in profiles], profiles.index(profile))
 
 
@@ -148,27 +189,28 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
                      packs: PackCache | None) -> Analysis:
     """Each member on its own (no --entry or --context inside it), the chosen one re-analysed with the
     investigation context."""
+    if len(members) > options.max_ranks:
+        raise AdvisorError(str(folder), f"{len(members)} rank files, more than the limit of {options.max_ranks} "
+                                        "profiles in one folder; raise it with --max-ranks N")
     plain = replace(options, context=None, load=replace(options.load, entry=None, progress=None))
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(members)))
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(members)))  # never more processes than ranks
     names = [name for name, _ in members]
     if executor is None and workers == 1:
         analyses = []
         for i, (_, path) in enumerate(members):
             if progress:
                 progress(f"analysing {i + 1}/{len(members)}")
-            analyses.append(analyze(path, plain, packs=packs))
+            try:
+                analyses.append(analyze(path, plain, packs=packs))
+            except AdvisorError as exc:
+                raise _rank_failure(exc, 1, [p for _, p in members]) from None
     else:
         pool = executor or ProcessPoolExecutor(max_workers=workers)
         try:
-            futures = [pool.submit(analyze, path, plain) for _, path in members]
-            analyses = []
-            for i, future in enumerate(futures):
-                analyses.append(future.result())
-                if progress:
-                    progress(f"analysed {i + 1}/{len(members)}")
+            analyses = _pooled(pool, [path for _, path in members], plain, progress, window=2 * workers)
         finally:
             if executor is None:
-                pool.shutdown()
+                pool.shutdown(cancel_futures=True)
     entry = options.load.entry
     if entry is not None:
         wanted = [i for i, name in enumerate(names) if entry in (name, name.rpartition(" ")[2])]
@@ -182,6 +224,51 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
     return with_overview(analyses, names, chosen)
 
 
+def _pooled(pool: Executor, paths: Sequence[Path], options: AnalyzeOptions, progress: Progress | None,
+            window: int) -> list[Analysis]:
+    """Every path analysed on the pool, in order, with at most `window` submitted and not done. At the first
+    failure nothing more is submitted and what waits is cancelled: a folder of thousands of broken files
+    fails after reading a few."""
+    results: list[Analysis | None] = [None] * len(paths)
+    index: dict[Future, int] = {}
+    failed: list[tuple[int, BaseException]] = []
+    pending: set[Future] = set()
+    submitted = 0
+    while pending or (submitted < len(paths) and not failed):
+        while submitted < len(paths) and len(pending) < window and not failed:
+            future = pool.submit(analyze, paths[submitted], options)
+            index[future], submitted = submitted, submitted + 1
+            pending.add(future)
+        done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+        for future in done:
+            if future.cancelled():
+                continue
+            if future.exception() is not None:
+                failed.append((index[future], future.exception()))  # type: ignore[arg-type]
+            else:
+                results[index[future]] = future.result()
+        if failed:
+            for future in pending:
+                future.cancel()  # those already running finish; their errors count too
+        elif progress:
+            progress(f"analysed {submitted - len(pending)}/{len(paths)}")
+    if failed:
+        first = min(failed, key=lambda item: item[0])[1]  # in rank order, among those that had run
+        if not isinstance(first, AdvisorError):
+            raise first
+        raise _rank_failure(first, len(failed), paths)
+    return [r for r in results if r is not None]
+
+
+def _rank_failure(exc: AdvisorError, failed: int, paths: Sequence[Path]) -> AdvisorError:
+    """The first bad rank file's own error, with how many had failed when the run stopped; an error that
+    is not about one rank file (a bad --set, several problems at once) as it is."""
+    if type(exc) is not AdvisorError or exc.where not in {str(p) for p in paths}:
+        return exc
+    return AdvisorError(exc.where, f"{exc.problem}; {failed} of {len(paths)} rank files failed before the run "
+                                   "stopped")
+
+
 def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
                   progress: Progress | None = None, refused_when_saved: Sequence[str] = (),
                   executor: Executor | None = None, packs: PackCache | None = None) -> Analysis:
@@ -189,7 +276,7 @@ def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int |
     now. A saved analysis takes a new investigation context (judged on its metrics); the options
     named in `refused_when_saved` (given, but only a new analysis could apply them) are an error."""
     options = options or AnalyzeOptions()
-    saved = serialize.read_if_analysis(path)
+    saved = serialize.read_if_analysis(path, options.load.max_memory)
     if saved is None:
         return analyze(path, options, jobs, progress, executor, packs)
     return _as_saved(path, saved, options, refused_when_saved, packs)
@@ -221,7 +308,7 @@ def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: Analyz
     given that change what an analysis finds: they reach the profiles analysed now, not saved analyses,
     and the comparison warns when both kinds of input meet."""
     options = options or AnalyzeOptions()
-    read = [serialize.read_if_analysis(p) for p in paths]
+    read = [serialize.read_if_analysis(p, options.load.max_memory) for p in paths]
     analyses = [analyze(p, options) if r is None else _as_saved(p, r, options, ())
                 for p, r in zip(paths, read, strict=True)]
     analyses = [analyses[0], *(_same_entry(analyses[0], a, p, options) if r is None else a

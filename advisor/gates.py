@@ -7,6 +7,7 @@ line, exit 1).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
@@ -27,6 +28,7 @@ F = TypeVar("F", bound=_Severe)
 
 
 def _rank(severity: str, where: str) -> int:
+    severity = severity.lower() if isinstance(severity, str) else severity  # HIGH is high
     if severity not in SEVERITIES:
         raise AdvisorError(where, f"unknown severity '{severity}'{suggest(severity, SEVERITIES)}; "
                                   f"known: {', '.join(SEVERITIES)}")
@@ -62,8 +64,13 @@ def regression_gate(result: Comparison | Series, max_slowdown_percent: float | N
     (AdvisorError), never a pass."""
     if max_slowdown_percent is None:
         return []
+    if (isinstance(max_slowdown_percent, bool) or not isinstance(max_slowdown_percent, (int, float))
+            or not math.isfinite(max_slowdown_percent) or max_slowdown_percent < 0):
+        # NaN would trip on every comparison and infinity never: either silently changes what CI checks
+        raise AdvisorError("--fail-on-regression", f"must be a finite percentage, 0 or more, got "
+                                                   f"{max_slowdown_percent!r}")
     pair = overall(result)
-    if pair.speedup is None or pair.speedup <= 0:
+    if pair.speedup is None or not math.isfinite(pair.speedup) or pair.speedup <= 0:
         raise AdvisorError("--fail-on-regression", f"total time is unavailable for {pair.before.label} or "
                                                    f"{pair.after.label}, so a regression cannot be judged")
     slower = (1 / pair.speedup - 1) * 100

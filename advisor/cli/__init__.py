@@ -98,12 +98,15 @@ def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) 
     p.add_argument("--set", metavar="RULE.PARAM=VALUE", action="append", default=[], dest="set_params",
                    help="override a rule's threshold, e.g. weight-reload.min_ratio=4 (repeatable)")
     p.add_argument("--max-memory", metavar="SIZE", default="2GiB",
-                   help="memory budget for full traces (default 2GiB): a trace larger than half of it is "
-                        "streamed instead of loaded whole (slower, flat memory)")
+                   help="memory budget (default 2GiB): a full trace larger than half of it is streamed instead "
+                        "of loaded whole (slower, flat memory); text exports, saved analyses and inflated traces "
+                        "are limited by it too (docs/security.md)")
     p.add_argument("--jobs", type=positive_count, metavar="N",
                    help="processes to use: profiles of a folder analysed in parallel (the ranks of a multi-worker "
                         "capture), a report's charts drawn during the analysis (default: the core count; 1: no "
                         "process besides this one)")
+    p.add_argument("--max-ranks", type=positive_count, metavar="N",
+                   help="most per-rank profiles one folder may hold (default 4096)")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--config", metavar="FILE", type=Path,
                    help="settings file (default: advisor.toml or [tool.advisor] in pyproject.toml, searched "

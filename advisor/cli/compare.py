@@ -23,7 +23,7 @@ def compare(args: argparse.Namespace) -> int:
         raise AdvisorError("--label", f"{len(args.label)} labels for {len(args.inputs)} inputs; give one per input")
     noise = options.noise(args)
     inputs, stored = _store_inputs(args.inputs, args.store)
-    fmt = output_format(args, inputs, "compare.pdf")
+    fmt = output_format(args, inputs, "compare.pdf", protected=[args.store] if args.store else [])
     labels = args.label or [stored.get(i) or label for i, label in enumerate(default_labels(args.inputs))]
     with options.chart_drawer(args, fmt) as drawer:
         result = compare_inputs(inputs, labels, options.analyze_options(args, options.settings(args)),

@@ -57,7 +57,12 @@ def max_memory(text: str) -> int:
     size = parse_size(text)
     if size is None:
         raise AdvisorError("--max-memory", f"'{text}' is not a size such as 512MiB or 4GiB")
+    if size > MAX_MEMORY_CEILING:  # past any machine: a typo, and sizes derived from it must stay integers
+        raise AdvisorError("--max-memory", f"'{text}' is more than {MAX_MEMORY_CEILING >> 50} PiB")
     return size
+
+
+MAX_MEMORY_CEILING = 2**60
 
 
 # --- each kind's own options -------------------------------------------------------------------------
@@ -189,9 +194,10 @@ def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions
         params={**found.params, **set_params(args.set_params)},
     )
     load = LoadOptions(entry=args.entry, max_memory=max_memory(args.max_memory), kind_options=kind_options(args))
+    limits = {"max_ranks": args.max_ranks} if getattr(args, "max_ranks", None) is not None else {}
     return AnalyzeOptions(load=load, hardware=args.hardware or found.hardware,
                           rule_paths=(*found.rules, *args.rules), selection=selection,
-                          context=getattr(args, "context", None))
+                          context=getattr(args, "context", None), config=found.path, **limits)
 
 
 def noise(args: argparse.Namespace) -> float:

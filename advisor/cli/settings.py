@@ -86,21 +86,11 @@ MAX_SETTINGS_BYTES = 4 * 2**20  # a settings file is a few lines; past this it i
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
-    import os
-    import stat
+    from advisor.core.regular import read_regular
 
-    from advisor.core.files import describe_node, os_problem
-
+    data = read_regular(path, MAX_SETTINGS_BYTES, "a settings file")
     try:
-        info = os.stat(path)  # before opening: a FIFO would block the open
-        if not stat.S_ISREG(info.st_mode):
-            raise AdvisorError(str(path), f"is {describe_node(info.st_mode)}, not a settings file")
-        if info.st_size > MAX_SETTINGS_BYTES:
-            raise AdvisorError(str(path), f"is {info.st_size >> 20} MiB; a settings file is at most "
-                                          f"{MAX_SETTINGS_BYTES >> 20} MiB")
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise AdvisorError(str(path), f"cannot read: {os_problem(exc)}") from None
+        return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise AdvisorError(str(path), "cannot read: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:

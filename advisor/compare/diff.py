@@ -4,6 +4,7 @@ rule, and whether the two are comparable at all."""
 from __future__ import annotations
 
 import fnmatch
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -110,8 +111,44 @@ def _warnings(before: Side, after: Side) -> list[str]:
     return out
 
 
+def _settings_warnings(before: Analysis, after: Analysis, labels: tuple[str, str]) -> list[str]:
+    """Two sides analysed with different rule settings (--select, --ignore, --set, --hardware): their
+    findings differ because the rules did. Unknown settings (an analysis saved before they were recorded)
+    are said once, as unknown."""
+    a, b = before.settings, after.settings
+    if a is None or b is None:
+        unknown = [label for label, s in zip(labels, (a, b), strict=True) if s is None]
+        return [f"Settings unknown for {' and '.join(unknown)} (saved before advisor recorded them): the two "
+                "sides may have run with different --select, --ignore or --set."] if unknown else []
+    out = []
+    for what, old, new in (("--select", a.select, b.select), ("--ignore", a.ignore, b.ignore),
+                           ("--set", _params(a.params), _params(b.params)), ("--hardware", a.hardware, b.hardware)):
+        if old != new:
+            out.append(f"Different {what}: {_shown(old)} ({labels[0]}) → {_shown(new)} ({labels[1]}); findings may "
+                       "differ because the settings did.")
+    return out
+
+
+def _params(params: Any) -> tuple[str, ...]:
+    return tuple(f"{k}={v:g}" for k, v in sorted(params.items()))
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ", ".join(value) or "none"
+    return value or "none"
+
+
+def _checked_noise(noise: float) -> float:
+    """The noise floor as a fraction: a NaN or infinite one would make every change (or none) count."""
+    if not isinstance(noise, (int, float)) or not math.isfinite(noise) or not 0 <= noise < 1:
+        raise AdvisorError("--noise", f"must be a percentage from 0 to 100, got {noise!r} as a fraction")
+    return float(noise)
+
+
 def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("before", "after"),
             noise: float = DEFAULT_NOISE) -> Comparison:
+    noise = _checked_noise(noise)
     if before.kind != after.kind:
         raise AdvisorError("compare", f"{labels[0]} is of profile kind {get_kind(before.kind).title} and {labels[1]} "
                                       f"of {get_kind(after.kind).title}: profiles of different kinds do not compare")
@@ -128,7 +165,7 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
     sides = side(before, labels[0]), side(after, labels[1])
     return Comparison(
         before=sides[0], after=sides[1], speedup=a / b if a and b else None, noise=noise, metrics=metrics,
-        findings=tuple(findings), warnings=tuple(_warnings(*sides)),
+        findings=tuple(findings), warnings=(*_warnings(*sides), *_settings_warnings(before, after, labels)),
         root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
         root_cause_after=tuple(f.name for f in after.findings if f.root_cause),
         entries=_entries(before, after) if before.entries and after.entries else (),

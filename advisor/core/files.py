@@ -49,12 +49,17 @@ def os_errors(path: Path | str, doing: str = "cannot write") -> Iterator[None]:
 
 
 def describe_node(mode: int) -> str:
+    """What a file system entry that is not a regular file is, as the errors name it."""
     for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISLNK, "a symlink")):
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink")):
         if test(mode):
             return name
     return "not a regular file"
+
+
+def is_regular(mode: int) -> bool:
+    return stat.S_ISREG(mode)
 
 
 def check_replaceable(path: Path) -> None:

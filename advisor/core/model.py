@@ -246,6 +246,28 @@ class ProfileOverview:
 
 
 @dataclass(frozen=True)
+class HiddenFinding:
+    """A finding the --ignore'd rules kept out of the report: it fired when they ran."""
+
+    name: str
+    title: str
+    reason: str  # e.g. "requires ignored rule memory-bound"
+
+
+@dataclass(frozen=True)
+class AnalysisSettings:
+    """What the analysis was run with (--select, --ignore, --set, --hardware and the settings file), so a
+    reader and `compare` can tell two analyses apart. The pack versions are `Analysis.packs`."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    params: Mapping[str, float] = field(default_factory=dict)  # "rule.param" -> value (--set, `set`)
+    hardware: str | None = None  # --hardware or the settings file's `hardware`, as given
+    config: str | None = None  # the settings file used, when one was
+    hidden: tuple[HiddenFinding, ...] = ()  # findings the ignored rules hid
+
+
+@dataclass(frozen=True)
 class Analysis:
     """The saved contract: everything later stages (reports, compare) read."""
 
@@ -263,6 +285,7 @@ class Analysis:
     entries: tuple[ProfileOverview, ...] = ()  # every profile of the input, when it holds several
     trace: TraceSummary | None = None  # from a full event trace
     vendor_findings: tuple[VendorFinding, ...] = ()  # the profiler's own verdicts, as read
+    settings: AnalysisSettings | None = None  # None: unknown (saved before advisor recorded them)
     schema_version: int = SCHEMA_VERSION
     kind: str = field(kw_only=True)  # the profile kind, which brings the report sections and compare groups
 

@@ -53,13 +53,9 @@ def _line(event: yaml.Event) -> str:
 
 
 def load_yaml_file(path: Path, allow_aliases: bool = False) -> Any:
-    try:
-        size = path.stat().st_size
-        if size > MAX_YAML_BYTES:
-            raise AdvisorError(str(path), f"YAML file is larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AdvisorError(str(path), exc.strerror or str(exc)) from None
+    from advisor.core.regular import read_regular
+
+    data = read_regular(path, MAX_YAML_BYTES, "a YAML file")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -160,8 +160,10 @@ def content_hash(path: Path) -> str:
         for file in (f for f in _files(path) if f.name.lower().endswith(extensions)):
             digest.update(f"{file.relative_to(path).as_posix()}\0{content_hash(file)}\n".encode())
         return digest.hexdigest()
+    from advisor.core.regular import open_regular
+
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO named like a profile would block the hashing
             return hashlib.file_digest(handle, "sha256").hexdigest() if hasattr(hashlib, "file_digest") \
                 else _digest(handle)
     except OSError as exc:

@@ -5,68 +5,17 @@ from __future__ import annotations
 import codecs
 import os
 import re
-import stat
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
 
 from advisor.core.errors import AdvisorError
+from advisor.core.regular import open_regular as open_regular  # re-exported: the readers open through here
+from advisor.core.regular import read_errors as file_errors
+from advisor.core.regular import require_regular_file as require_regular_file
 
 MAX_SUMMARY_BYTES = 256 * 1024 * 1024  # a summary is kilobytes; past this it is not a summary file
 
 _JSON_LINE_START = re.compile(r"^[ \t]*\{", re.MULTILINE)
 INPUT_PATTERNS = {"JSON after log lines": (_JSON_LINE_START, (" ", "\t", "\n", "x"))}
-
-
-@contextmanager
-def file_errors(path: Path) -> Iterator[None]:
-    """An OS error reading `path` as the one-line error users see."""
-    try:
-        yield
-    except FileNotFoundError:
-        raise AdvisorError(str(path), "no such file") from None
-    except PermissionError:
-        raise AdvisorError(str(path), "permission denied") from None
-    except OSError as exc:
-        raise AdvisorError(str(path), exc.strerror or str(exc)) from None
-
-
-def _not_regular(mode: int) -> str | None:
-    """What a non-regular file is, in the words of the error; None for a regular file."""
-    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return what
-    return None if stat.S_ISREG(mode) else "not a regular file"
-
-
-def require_regular_file(path: Path) -> os.stat_result:
-    """The file's status, or the one-line refusal of anything that is not a regular file: opening a
-    FIFO blocks until a writer comes and a device never ends, so this is asked before any read."""
-    with file_errors(path):
-        status = os.stat(path)
-    what = _not_regular(status.st_mode)
-    if what is not None:
-        raise AdvisorError(str(path), f"is {what}, not a profile file: advisor reads regular files only")
-    return status
-
-
-def _nonblocking(name: str, flags: int) -> int:
-    return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))  # a FIFO swapped in after the check cannot block
-
-
-@contextmanager
-def open_regular(path: Path) -> Iterator[BinaryIO]:
-    """The file open for reading, checked to be regular on the open handle itself (no race between the
-    check and the open); every profile file is opened through here."""
-    require_regular_file(path)
-    with file_errors(path), open(path, "rb", opener=_nonblocking) as handle:
-        what = _not_regular(os.fstat(handle.fileno()).st_mode)
-        if what is not None:
-            raise AdvisorError(str(path), f"is {what}, not a profile file: advisor reads regular files only")
-        yield handle
 
 
 def size_refusal(size: int, limit: int, what: str = "input size limit") -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -141,7 +142,9 @@ def normalise(raw: Mapping[str, Any], conv: Conventions, row_units: Mapping[str,
 
 def _checked(name: str, number: float, conv: Conventions, notes: list[str]) -> float | None:
     """The number, or None with a note when the kind's conventions say it cannot be a measurement."""
-    if number < 0 and conv.negative_is_unavailable:
+    if not math.isfinite(number):  # finite as printed, beyond float range once scaled (1e308 Mbyte)
+        notes.append(f"{name} overflows its unit: treated as unavailable")
+    elif number < 0 and conv.negative_is_unavailable:
         notes.append(f"{name} = {number:g} (negative means unavailable): treated as unavailable")
     elif number == 0 and name in conv.nonzero:
         notes.append(f"{name} = 0: the profiler measured no time, so it is treated as unavailable")

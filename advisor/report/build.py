@@ -11,11 +11,21 @@ from types import ModuleType
 from typing import Any
 
 from advisor.core import units as fmt
-from advisor.core.model import Analysis
+from advisor.core.model import Analysis, AnalysisSettings
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE
 from advisor.kinds import get as get_kind
 from advisor.metrics.hardware import table
-from advisor.report.document import Bullets, CodeBlock, Document, Paragraph, Section, Table, code, escape
+from advisor.report.document import (
+    Bullets,
+    CodeBlock,
+    Document,
+    Paragraph,
+    Section,
+    Table,
+    author_markdown,
+    code,
+    escape,
+)
 from advisor.report.findings import findings_sections, next_steps_section, not_evaluated_section, verdict
 from advisor.report.investigation import (
     amdahl_section,
@@ -98,7 +108,22 @@ def _setup(view: View, kind_report: ModuleType) -> Section:
         rows.append(("Hardware figures", f"unknown: pass --hardware {targets} or a YAML file"))
     rows += _from_kind(kind_report, "hardware_rows", a, [])
     rows.append(("Rule packs", ", ".join(f"{escape(n)} {escape(v)}" for n, v in a.packs.items()) or "none"))
+    rows.append(("Settings", settings_text(a.settings)))
     return Section("Profile setup", (Table(("Item", "Value"), tuple(rows)),), "setup")
+
+
+def settings_text(settings: AnalysisSettings | None) -> str:
+    """What the rules ran with, as the options that give it: a reader can tell a weakened run apart."""
+    if settings is None:
+        return "unknown (saved before advisor recorded them)"
+    parts = [f"{flag} {', '.join(code(v) for v in values)}" for flag, values in (
+        ("--select", settings.select), ("--ignore", settings.ignore),
+        ("--set", [f"{k}={v:g}" for k, v in settings.params.items()])) if values]
+    if settings.hardware:
+        parts.append(f"--hardware {code(settings.hardware)}")
+    if settings.config:
+        parts.append(f"settings file {code(settings.config)}")
+    return "; ".join(parts) or "defaults (no --select, --ignore, --set, --hardware or settings file)"
 
 
 def _checks(view: View) -> Section | None:
@@ -159,9 +184,9 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
                  + f"report by advisor {escape(analysis.advisor_version)}")
     context = None
     if inv and inv.context:
-        # The author's own Markdown; renderers never pass raw HTML through (markdown-it, html=False).
-        context = Section("Context", tuple(Paragraph(p.strip()) for p in inv.context.split("\n\n") if p.strip()),
-                          "context")
+        # The author's own Markdown, less raw HTML and unsafe links (in the .md file too, not only in HTML)
+        context = Section("Context", tuple(Paragraph(author_markdown(p.strip())) for p in inv.context.split("\n\n")
+                                           if p.strip()), "context")
     return lines, context
 
 

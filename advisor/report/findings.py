@@ -80,8 +80,8 @@ def _chain(analysis: Analysis, finding: Finding) -> str:
     return " → ".join(code(n) for n in [*reversed(path), finding.name]) if path else ""
 
 
-def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
-    by_name = {x.name: x for x in analysis.findings}
+def _finding_section(rank: int, f: Finding, by_name: dict[str, Finding],
+                     explained_by: dict[str, list[str]]) -> Section:
     blocks: list = [Paragraph(f"**{escape(f.severity.upper())}** · {escape(f.category)} · {code(f.id)} "
                               f"{code(f.name)}{' · **root cause**' if f.root_cause else ''}"),
                     Paragraph(escape(f.message))]
@@ -92,10 +92,10 @@ def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
             detail = f": {code(parent.condition)}" if parent and parent.condition else ""
             reasons.append(f"because {code(name)} fired{detail}")
         blocks.append(Paragraph("Chain: " + "; ".join(reasons) + "."))
-    explained_by = [x.name for x in analysis.findings if f.name in x.explains]
-    if explained_by:
-        them = "it" if len(explained_by) == 1 else "them"
-        blocks.append(Paragraph("Explained further by " + ", ".join(code(n) for n in explained_by)
+    explainers = explained_by.get(f.name, [])
+    if explainers:
+        them = "it" if len(explainers) == 1 else "them"
+        blocks.append(Paragraph("Explained further by " + ", ".join(code(n) for n in explainers)
                                 + f": act on {them}; this finding is the symptom."))
     if f.root_cause_text:
         blocks.append(Paragraph(f"**Why:** {escape(f.root_cause_text)}"))
@@ -118,12 +118,34 @@ def _finding_section(analysis: Analysis, rank: int, f: Finding) -> Section:
 
 
 def findings_sections(analysis: Analysis) -> list[Section]:
+    hidden = _hidden_section(analysis)
     if not analysis.findings:
-        return [Section("Findings", (Paragraph("No rule fired on this profile."),), "findings")]
+        return [Section("Findings", (Paragraph("No rule fired on this profile."),), "findings"),
+                *([hidden] if hidden else [])]
     intro = Paragraph(f"{len(analysis.findings)} rule(s) fired, ranked by estimated gain, then severity. "
                       "A root cause is a finding no other fired finding explains further.")
+    by_name = {f.name: f for f in analysis.findings}  # once: a saved analysis may hold thousands
+    explained_by: dict[str, list[str]] = {}
+    for f in analysis.findings:
+        for name in f.explains:
+            explained_by.setdefault(name, []).append(f.name)
     return [Section("Findings", (intro,), "findings"),
-            *(_finding_section(analysis, i + 1, f) for i, f in enumerate(analysis.findings))]
+            *(_finding_section(i + 1, f, by_name, explained_by) for i, f in enumerate(analysis.findings)),
+            *([hidden] if hidden else [])]
+
+
+def _hidden_section(analysis: Analysis) -> Section | None:
+    """Findings --ignore hid: a rule that requires an ignored one, or one an ignored rule explains."""
+    hidden = analysis.settings.hidden if analysis.settings else ()
+    if not hidden:
+        return None
+    rows = tuple((code(h.name), escape(h.title), escape(h.reason)) for h in hidden)
+    ignored = ", ".join(code(n) for n in analysis.settings.ignore) if analysis.settings else ""
+    return Section("Hidden by --ignore", (
+        Paragraph(f"Ignoring {ignored} hid more than those rules' own findings: the rules below require an ignored "
+                  "rule (so they were skipped) or are explained by one (so they now show as root causes). Run "
+                  "without --ignore to see them."),
+        Table(("Rule", "Title", "Why"), rows)), "hidden")
 
 
 def _workload_gain(f: Finding, kernel_share: float | None) -> str:

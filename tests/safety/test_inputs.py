@@ -93,7 +93,7 @@ def test_a_directory_where_a_file_is_expected_is_refused(tmp_path):
     """Item 2.1: every way a reader opens a profile file refuses a directory; only detection (which asks
     folders for rank files or Parquet tables) sees it as an empty head."""
     for opener in (require_regular_file, read_bytes, lambda p: open_regular(p).__enter__()):
-        with pytest.raises(AdvisorError, match="is a directory, not a profile file"):
+        with pytest.raises(AdvisorError, match="is a folder, not a profile file"):
             opener(tmp_path)
     assert read_head(tmp_path, 10) == b""
 
@@ -305,9 +305,6 @@ def test_any_numeric_token_in_an_ncu_csv_field(tmp_path_factory, token):
     _read_or_refuse(path, lambda p: load_ncu(p, LoadOptions()))
 
 
-@pytest.mark.xfail(strict=True, reason="advisor/kinds/conventions.py (not this helper's file): normalise scales "
-                                       "1e308 Mbyte to inf and keeps it; _checked must make a non-finite scaled "
-                                       "value unavailable")
 def test_a_value_that_overflows_its_unit_is_unavailable(tmp_path):
     """Item 2.3: 1e308 Mbyte is finite as printed and infinite in bytes: unavailable, never inf."""
     lines = [line[:line.rindex('","')] + '","1e308",' if line.startswith('"0",') and '"Mbyte"' in line else line

@@ -75,4 +75,4 @@ def test_a_settings_file_that_is_a_fifo_is_refused_without_blocking(tmp_path, ca
     fifo = tmp_path / "advisor.toml"
     os.mkfifo(fifo)
     assert main(["report", str(MP2), "--config", str(fifo)]) == 2
-    assert "is a FIFO, not a settings file" in capsys.readouterr().err
+    assert "is a named pipe (FIFO), not a settings file" in capsys.readouterr().err

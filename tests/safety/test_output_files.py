@@ -137,7 +137,7 @@ def test_output_onto_a_fifo_socket_or_folder_is_refused_at_once(tmp_path, capsys
     folder = tmp_path / "dir.md"
     folder.mkdir()
     try:
-        for target, what in ((fifo, "is a FIFO"), (sock_path, "is a socket"), (folder, "is a folder")):
+        for target, what in ((fifo, "is a named pipe (FIFO)"), (sock_path, "is a socket"), (folder, "is a folder")):
             assert main(["report", str(MP2), "-o", str(target)]) == 2
             assert what in capsys.readouterr().err
     finally:
@@ -364,3 +364,15 @@ def test_a_symlinked_subfolder_in_an_owned_folder_is_refused_and_nothing_written
         write_report(tmp_path / "o.md", b"# o\n", {"o_files/a.png": b"a", "o_files/reports/x.md": b"x"}, "o_files")
     assert list(elsewhere.iterdir()) == [] and sorted(p.name for p in folder.iterdir()) == ["reports"]
     assert not (tmp_path / "o.md").exists()
+
+
+def test_compare_never_writes_into_the_store_it_reads(tmp_path, capsys):
+    store = tmp_path / "store"
+    assert main(["fleet", str(SAMPLES / "weight_reload"), "--store", str(store), "--workers", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    before = _tree(store)
+    for output, fmt in ((store / "x.md", "md"), (store / "store.json", "json"),
+                        (store / "profiles" / "part-000001.parquet", "json")):
+        assert main(["compare", str(MP2), str(MP2), "--store", str(store), "-o", str(output), "--format", fmt]) == 2
+        assert "which advisor keeps" in capsys.readouterr().err
+    assert _tree(store) == before

@@ -118,19 +118,17 @@ def test_gzip_of_zeros_after_packets_stops_at_the_garbage(tmp_path):
 
 
 def test_gzip_bomb_stops_at_the_limit_in_bounded_memory(bomb_file):
-    """Issue 22 §5: the limit is checked while inflating — the run stops soon after 64 MiB, so it takes
-    a second or two and far less memory than the 1 GiB the bomb holds (generous bounds)."""
+    """Issue 22 §5: the limit is checked while inflating — the run stops soon after 64 MiB, in far less
+    memory than the 1 GiB the bomb holds (a generous bound; no timing, which a loaded machine would flake)."""
     code = ("import resource, sys; from advisor.cli import main; "
             f"rc = main(['report', {str(bomb_file)!r}, '-o', {str(bomb_file.parent / 'x.json')!r}, '--quiet', "
             "'--max-memory', '64MiB']); "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss); sys.exit(rc)")
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    elapsed = time.monotonic() - started
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 2, done.stderr
+    assert "the input limit (--max-memory)" in done.stderr
     peak_kib = int(done.stdout.split()[-1])
     assert peak_kib < 400 * 1024, peak_kib
-    assert elapsed < 30, elapsed
 
 
 def test_gzip_trace_leaves_no_temporary_file_even_when_killed(tmp_path, bomb_file):

@@ -1,0 +1,242 @@
+"""Issue 22 §2 and §5, checklist: a saved analysis JSON (`advisor report x -o analysis.json`, read back by
+`report` and `compare`) is checked against its schema and bounded before anything is built from it.
+Every test here was a reproduced defect, or a promise the fix rests on."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests_support import FIXTURES, ROOT, SAMPLES
+
+from advisor.cli import main
+from advisor.core import serialize
+from advisor.core.errors import AdvisorError
+from advisor.report.render import render
+
+WEIGHT_RELOAD = SAMPLES / "weight_reload" / "summary.json"
+
+
+@pytest.fixture(scope="module")
+def saved_data(tmp_path_factory) -> dict:
+    """A real saved analysis, with findings, a chain (`because`) and hardware."""
+    path = tmp_path_factory.mktemp("saved") / "analysis.json"
+    assert main(["report", str(WEIGHT_RELOAD), "-o", str(path)]) == 0
+    return json.loads(path.read_text())
+
+
+def _error_of(capsys, path: Path, *extra: str) -> str:
+    """The one stderr line of a refused `advisor report`; the report file is never written."""
+    out = path.with_suffix(".md")
+    assert main(["report", str(path), "-o", str(out), *extra]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith(f"advisor: error: {path}: "), err
+    assert "internal error" not in err and not out.exists()
+    return err.strip()
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda d: d["findings"][0].__setitem__("severity", 5),
+     "findings[0].severity: expected one of info, low, medium, high, critical, got 5"),
+    (lambda d: d["findings"][0].__setitem__("severity", "urgent"),
+     "findings[0].severity: expected one of info, low, medium, high, critical, got \"urgent\""),
+    (lambda d: d["metrics"]["total_time"].__setitem__("value", "NaN"),
+     "metrics.total_time.value: expected a number or null, got \"NaN\""),
+    (lambda d: d["findings"][0].pop("title"), "findings[0]: missing required field 'title'"),
+    (lambda d: d["findings"][0].__setitem__("evidence", [1]), "findings[0].evidence: expected an object, got a list"),
+    (lambda d: d.__setitem__("findings", {"findings": d["findings"]}), "findings: expected a list, got an object"),
+    (lambda d: d["findings"][0].__setitem__("estimated_speedup", 7), "findings[0].estimated_speedup"),
+    (lambda d: d.pop("source"), "missing required field 'source'"),
+    (lambda d: d["hardware"]["values"]["hbm_bandwidth"].__setitem__("value", None),
+     "hardware.values.hbm_bandwidth.value: expected a number, got null"),
+])
+def test_a_tampered_analysis_names_the_field(saved_data, tmp_path, capsys, edit, expected):
+    """§2 tampered analysis JSON: wrong types, missing parts and extra nesting give one line naming the
+    field (it was an internal error, or a KeyError text), never a partly rendered report."""
+    data = copy.deepcopy(saved_data)
+    edit(data)
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(data))
+    assert expected in _error_of(capsys, path)
+
+
+def test_huge_and_non_finite_numbers_are_refused_or_rendered(saved_data, tmp_path, capsys):
+    """§2 numbers: a 1e400 (infinite once read) is refused naming the field; a 300-digit integer where a
+    count belongs is refused; 1e300 where a time belongs renders."""
+    text = json.dumps(saved_data)
+    path = tmp_path / "inf.json"
+    path.write_text(text.replace('"total_time": {"value": ', '"total_time": {"value": 1e400, "x": ', 1))
+    assert "metrics.total_time.value: expected a finite number" in _error_of(capsys, path)
+    data = copy.deepcopy(saved_data)
+    data["metrics"]["total_time"]["value"] = 10**300
+    path.write_text(json.dumps(data))
+    assert main(["report", str(path), "-o", str(tmp_path / "big.md")]) == 0
+    data = copy.deepcopy(saved_data)
+    data["entries"] = [{"name": "r", "columns": [], "findings": ["x"] * 3, "total_time": -1, "gain": None}]
+    data["trace"] = None
+    path.write_text(json.dumps(data))
+    assert main(["report", str(path), "-o", str(tmp_path / "entries.md")]) == 0
+
+
+def test_deep_nesting_is_one_line(saved_data, tmp_path, capsys):
+    """§2 nesting depth: 100,000 nested lists in an unknown key is one line, not a RecursionError."""
+    text = json.dumps(saved_data)
+    path = tmp_path / "deep.json"
+    path.write_text(text[:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert "nested too deeply" in _error_of(capsys, path)
+
+
+def test_an_unsupported_schema_version_is_named(saved_data, tmp_path, capsys):
+    """§2: a schema version this advisor does not read (or a 300-digit one) is one line."""
+    for version in (3, 10**300, "2"):
+        path = tmp_path / "v.json"
+        path.write_text(json.dumps({**saved_data, "schema_version": version}))
+        assert "is not supported (this advisor reads 1, 2)" in _error_of(capsys, path)
+
+
+def test_compare_validates_both_sides(saved_data, tmp_path, capsys):
+    """§2: `compare` checks a saved analysis before comparing: one line, exit 2, nothing written."""
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(saved_data))
+    data = copy.deepcopy(saved_data)
+    data["outcomes"][0]["outcome"] = "exploded"
+    bad.write_text(json.dumps(data))
+    out = tmp_path / "c.md"
+    assert main(["compare", str(good), str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (f"advisor: error: {bad}: outcomes[0].outcome: expected one of fired, passed, "
+                           "not_applicable, skipped, got \"exploded\"")
+    assert not out.exists()
+
+
+def test_old_analyses_still_load(tmp_path):
+    """§3: an analysis saved before profile kinds (schema 1) and before settings were recorded still reads."""
+    analysis = serialize.read_if_analysis(FIXTURES / "analysis_before_kinds.json")
+    assert analysis is not None and analysis.kind == "neuron" and analysis.settings is None
+    assert analysis.entries  # schema 1's overview rows converted
+
+
+def test_a_saved_analysis_is_bounded_by_max_memory(saved_data, tmp_path, capsys):
+    """§5 saved analysis size: the file is refused past 1/16 of --max-memory, with how to raise it, before
+    it is read; the default (2GiB) reads up to 128 MiB."""
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(saved_data))
+    size = path.stat().st_size
+    err = _error_of(capsys, path, "--max-memory", str(size * 8))
+    assert "more than the 0 MiB limit (1/16 of --max-memory); raise --max-memory to read it" in err
+    assert serialize.analysis_size_limit() == 128 * 2**20
+    assert main(["report", str(path), "-o", str(tmp_path / "ok.md"), "--max-memory", str(size * 16)]) == 0
+
+
+def test_counts_in_a_saved_analysis_are_capped(saved_data, tmp_path, capsys):
+    """§5 saved analysis counts: 10,000 findings (1.41 GB in the issue, 98 s and 233 MB here before) are
+    refused as more than the 2,000 a saved analysis holds; the cap is checked while decoding."""
+    data = copy.deepcopy(saved_data)
+    finding = data["findings"][0]
+    data["findings"] = [{**finding, "name": f"r{i}", "id": f"X{i}"} for i in range(serialize.MAX_FINDINGS + 1)]
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps(data))
+    assert "findings: more than 2000 entries, the most a saved analysis holds" in _error_of(capsys, path)
+
+
+def test_a_fifo_is_not_read_as_an_analysis(tmp_path):
+    """§2 non-regular inputs: a FIFO named *.json (no writer: opening it for reading would block forever)
+    is not read as a saved analysis; the profile readers refuse it with their own line."""
+    fifo = tmp_path / "a.json"
+    os.mkfifo(fifo)
+    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("reading a FIFO blocked"))
+    signal.alarm(10)
+    try:
+        assert serialize.read_if_analysis(fifo) is None
+    finally:
+        signal.alarm(0)
+    (tmp_path / "d.json").mkdir()
+    assert serialize.read_if_analysis(tmp_path / "d.json") is None  # a folder named like a file: not one either
+
+
+# --- property: any mutation of a real saved analysis renders, or is one AdvisorError ----------------------
+
+_ODD = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(10**30), max_value=10**30),
+                 st.sampled_from([10**300, -(10**300), 1e308, -1e308, 0.0, -1.0, 5e-324]),
+                 st.sampled_from(["NaN", "Infinity", "-1e400", "", "high", "x" * 50]),
+                 st.just([]), st.just({}), st.just([[1]]), st.just({"value": {"value": 1}}))
+
+
+def _paths(node: object, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node[:3]):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+RICH = [("weight_reload/summary.json", ()), ("multi_rank", ("--jobs", "1")),  # a chain; ranks (entries)
+        ("mp2_energy/summary.json", ("--context", str(SAMPLES / "mp2_energy" / "investigation.yaml"))),
+        ("rbln_atom_cnn/trace.pb", ()), ("legacy_trace/profile.json", ())]  # traces with breakdowns, engines
+
+
+@pytest.fixture(scope="module")
+def mutable(tmp_path_factory) -> list[tuple[dict, list[tuple]]]:
+    """Saved analyses holding every part of the schema (findings, entries, investigation, traces)."""
+    out = []
+    for i, (sample, extra) in enumerate(RICH):
+        path = tmp_path_factory.mktemp("rich") / f"{i}.json"
+        assert main(["report", str(SAMPLES / sample), "-o", str(path), *extra]) == 0
+        data = json.loads(path.read_text())
+        out.append((data, [p for p in _paths(data) if p]))
+    return out
+
+
+@settings(max_examples=300)
+@given(data=st.data())
+def test_any_mutation_renders_or_is_one_error(mutable, data):
+    """§2 property: drop a key, change a type, insert a huge number or a NaN string anywhere in a real saved
+    analysis: it renders (as Markdown) or raises one AdvisorError; never another exception."""
+    original, paths = data.draw(st.sampled_from(mutable))
+    doc = copy.deepcopy(original)
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(paths))
+        parent = doc
+        try:
+            for key in path[:-1]:
+                parent = parent[key]
+            if data.draw(st.booleans()) and isinstance(parent, dict):
+                parent.pop(path[-1], None)
+            else:
+                parent[path[-1]] = data.draw(_ODD)
+        except (KeyError, IndexError, TypeError):
+            continue  # an earlier mutation removed or replaced the way there
+    raw = json.dumps(doc, allow_nan=False).encode()
+    try:
+        analysis = serialize.decode_analysis(raw, "a.json")
+    except AdvisorError as exc:
+        assert exc.where == "a.json" and "\n" not in exc.problem
+        return
+    if analysis is None:  # the schema_version or advisor_version key was dropped: not an analysis
+        assert "schema_version" not in doc or "advisor_version" not in doc
+        return
+    text = render(analysis, "md", None).main.decode()
+    assert text.startswith("# ")
+    assert all(math.isfinite(m.value) for m in analysis.metrics.values() if m.value is not None)
+
+
+def test_the_saved_analysis_renders_as_the_profile(saved_data, tmp_path, monkeypatch):
+    """§2: validation changes nothing for a valid analysis: re-rendered Markdown equals the direct one."""
+    monkeypatch.chdir(ROOT)
+    relative = WEIGHT_RELOAD.relative_to(ROOT)
+    saved = tmp_path / "a.json"
+    assert main(["report", str(relative), "-o", str(saved)]) == 0
+    direct = render(serialize.read_if_analysis(saved), "md", None).main
+    from advisor.api import analyze
+
+    assert direct == render(analyze(relative), "md", None).main
