@@ -24,7 +24,6 @@ CODE_PADDING_PT = 3.0  # `code`: 0.15 rem each side
 TYPE = {False: (9.0, 9.0), True: (7.0, 4.0)}  # wide table? -> (type size, cell padding left + right), in pt
 BORDER_PT = 0.75  # 1 px
 
-_PIECES = re.compile(r"(<code>.*?</code>)", re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
 
 
@@ -33,11 +32,25 @@ def plain_text(cell_html: str) -> str:
     return html_text.unescape(_TAG.sub("", cell_html))
 
 
+def _pieces(cell_html: str) -> list[str]:
+    """The cell split into text and `<code>…</code>` pieces, by string search (a lazy regular expression
+    would rescan the rest of the cell from every unclosed `<code>`: quadratic)."""
+    pieces: list[str] = []
+    start = 0
+    while (opened := cell_html.find("<code>", start)) >= 0:
+        closed = cell_html.find("</code>", opened)
+        if closed < 0:
+            break
+        pieces += [cell_html[start:opened], cell_html[opened:closed + len("</code>")]]
+        start = closed + len("</code>")
+    return [*pieces, cell_html[start:]]
+
+
 def widest_word_pt(cell_html: str, type_pt: float, nowrap: bool = False) -> float:
     """The widest run of a cell's text that has no space, in points (code in monospace at its own size);
     `nowrap` (a right-aligned cell: a number stays with its unit): the whole text is one run."""
     widest = run = 0.0
-    for piece in _PIECES.split(cell_html):
+    for piece in _pieces(cell_html):
         code = piece.startswith("<code>")
         per_char = MONO_EM * CODE_PT if code else SANS_EM * type_pt
         run += CODE_PADDING_PT if code else 0.0
