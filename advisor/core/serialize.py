@@ -5,23 +5,26 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
-from sys import float_info
-from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any
 
 import msgspec
 
+from advisor.core.analysis_schema import (
+    ANALYSIS_MEMORY_SHARE,
+    DEFAULT_MAX_MEMORY,
+    AnalysisDoc,
+    Header,
+    field_problem,
+)
 from advisor.core.comparison import Comparison, Series, Side
 from advisor.core.errors import AdvisorError
 from advisor.core.model import (
     READ_SCHEMA_VERSIONS,
     SCHEMA_VERSION,
-    SEVERITIES,
     Amdahl,
     Analysis,
     AnalysisSettings,
@@ -190,306 +193,6 @@ def dumps(analysis: Analysis) -> str:
 # ------------------------------------------------------------------------------------ reading back
 
 
-# The schema a saved analysis is checked against before anything is built from it: a hand-edited or
-# tampered file gets one line naming the field, never a half-rendered report. Unknown keys are ignored (a
-# newer advisor may add some); every list and map is capped, so a file cannot ask for unbounded work.
-_FINITE = float_info.max
-Num = Annotated[float, msgspec.Meta(ge=-_FINITE, le=_FINITE)]  # finite: JSON has no NaN, and advisor writes none
-Count = Annotated[int, msgspec.Meta(ge=0, le=2**53)]
-Fraction = Annotated[float, msgspec.Meta(ge=0, le=1)]
-MAX_FINDINGS = 2_000  # one per rule at most: the built-in packs have under a hundred
-MAX_METRICS = 20_000
-MAX_ROWS = 100_000  # entries (ranks, kernels), rows of a table, timeline bins
-MAX_ITEMS = 10_000  # any other list or map
-DEFAULT_MAX_MEMORY = 2 << 30  # --max-memory's default (kinds.base's; core may not import kinds)
-ANALYSIS_MEMORY_SHARE = 16  # a saved analysis may be at most this fraction of --max-memory (2GiB: 128 MiB)
-
-
-def _list(item: Any, limit: int = MAX_ITEMS) -> Any:
-    return Annotated[list[item], msgspec.Meta(max_length=limit)]
-
-
-def _map(value: Any, limit: int = MAX_ITEMS) -> Any:
-    return Annotated[dict[str, value], msgspec.Meta(max_length=limit)]
-
-
-class _Doc(msgspec.Struct, omit_defaults=True):  # omitted defaults: `from_dict` fills them as it always has
-    pass
-
-
-class _Value(_Doc):
-    value: Num | None
-    unit: str
-
-
-class _HardwareValue(_Doc):
-    value: Num
-    unit: str = ""
-
-
-class _Hardware(_Doc):
-    name: str
-    values: _map(_HardwareValue)
-    description: str = ""
-    chosen_by: str = ""
-    references: _list(str) | None = None
-    notes: _list(str) | None = None
-
-
-class _Source(_Doc):
-    path: str
-    format: str
-    shape: str = ""
-    entry: str | None = None
-    entries: _list(str, MAX_ROWS) | None = None
-    converted_with: str | None = None
-    info: _map(str) = {}
-
-
-class _Check(_Doc):
-    derived_value: Num | None
-    relative_difference: Num | None
-    tolerance: Num
-    agrees: bool | None
-
-
-class _Metric(_Doc):
-    value: Num | None
-    unit: str = ""
-    source: Literal["reported", "derived"] = "reported"
-    description: str = ""
-    formula: str | None = None
-    inputs: _list(str) | None = None
-    missing: _list(str) | None = None
-    check: _Check | None = None
-    note: str | None = None
-    better: Literal["higher", "lower"] | None = None
-    raw_name: str | None = None
-
-
-class _Finding(_Doc):
-    id: str
-    name: str
-    pack: str
-    severity: Literal[SEVERITIES]  # type: ignore[valid-type]
-    category: str
-    title: str
-    message: str
-    root_cause: bool
-    because: _list(str)
-    evidence: _map(_Value)
-    params: _map(_Value) = {}
-    estimated_speedup: Fraction | None = None
-    speedup_scope: Literal["global", "local"] = "global"
-    recommendation: str = ""
-    root_cause_text: str = ""
-    condition: str = ""
-    references: _list(str) | None = None
-    explains: _list(str) | None = None
-
-
-class _NotApplicable(_Doc):
-    name: str
-    missing: _list(str)
-    title: str = ""
-
-
-class _Outcome(_Doc):
-    name: str
-    outcome: Literal["fired", "passed", "not_applicable", "skipped"]
-    detail: str = ""
-
-
-class _Amdahl(_Doc):
-    baseline: _map(Num)
-    optimized: _map(Num)
-    changed: _list(str)
-    fraction: Num | None
-    step_speedup: Num | None
-    predicted: Num | None
-    measured: Num | None
-    ceiling: Num | None
-    target: Num | None = None
-    needed_step_speedup: Num | None = None
-    target_reachable: bool | None = None
-    unchanged_needed_speedup: Num | None = None
-    kernel_share: Num | None = None
-
-
-class _Expectation(_Doc):
-    metric: str
-    expr: str
-    expected: Num | None
-    actual: Num | None
-    unit: str
-    tolerance: Num
-    relative_difference: Num | None
-    verdict: Literal["matches", "differs", "unavailable"]
-
-
-class _Hypothesis(_Doc):
-    name: str
-    expect: str
-    verdict: Literal["supported", "falsified", "undecided"]
-    evidence: _map(_Value)
-    note: str = ""
-
-
-class _Investigation(_Doc):
-    title: str | None = None
-    tracker: str | None = None
-    date: str | None = None
-    context: str | None = None
-    amdahl: _Amdahl | None = None
-    expectations: _list(_Expectation) = []
-    hypotheses: _list(_Hypothesis) = []
-
-
-class _Column(_Doc):
-    title: str
-    value: Num | None
-    unit: str
-
-
-class _Entry(_Doc):
-    name: str
-    total_time: Num | None = None
-    where: str | None = None
-    columns: _list(_Column) | None = None  # absent: schema 1's fixed Neuron columns below
-    analysed: bool = False
-    findings: _list(str) = []
-    root_causes: _list(str) = []
-    gain: Num | None = None
-    gain_finding: str = ""
-    core: str | None = None  # schema 1
-    dma_active_time_percent: Num | None = None
-    tensor_engine_active_time_percent: Num | None = None
-    collective_time: Num | None = None
-
-
-class _VendorFinding(_Doc):
-    rule: str
-    section: str
-    type: str
-    message: str
-    title: str = ""
-    speedup: Num | None = None
-    speedup_scope: str = ""
-
-
-class _Hotspot(_Doc):
-    name: str
-    time: Num
-    share: Num
-    count: Count
-
-
-class _Gap(_Doc):
-    start: Num
-    duration: Num
-
-
-class _Engine(_Doc):
-    engine: str
-    title: str
-    rows: _list(str)
-    busy: Num
-    compute: bool
-
-
-class _TensorLoad(_Doc):
-    name: str
-    kind: str
-    size: Num
-    loaded_bytes: Num
-    loads: Count | None
-    repeat: Num
-    source: str
-
-
-class _BreakdownColumn(_Doc):
-    name: str
-    title: str
-    unit: str
-
-
-class _Breakdown(_Doc):
-    name: str
-    title: str
-    key_title: str
-    columns: _list(_BreakdownColumn)
-    rows: _list(tuple[str, _list(Num | None)], MAX_ROWS)
-    note: str = ""
-    total_rows: Count | None = None
-
-
-class _Trace(_Doc):
-    instructions: Count
-    dma_transfers: Count
-    span: Num
-    busy_union: Num | None
-    hotspots_hlo: _list(_Hotspot)
-    hotspots_nki: _list(_Hotspot)
-    dma_size_edges: _list(Num | None)
-    dma_size_counts: _list(Count)
-    timeline_edges: _list(Num, MAX_ROWS)
-    timeline: _map(_list(Num, MAX_ROWS))
-    gaps: _list(_Gap)
-    warnings: _list(str)
-    engines: _list(_Engine) | None = None  # absent: written before rows were grouped into engines
-    engine_busy: _map(Num) | None = None
-    dma_busy: Num | None = None
-    compute_busy: Num | None = None
-    dma_exposed: Num | None = None
-    tensor_loads: _list(_TensorLoad) = []
-    tensors_declared: Count = 0
-    dma_unnamed_fraction: Num | None = None
-    tensor_note: str | None = None
-    skipped_instructions: Count = 0
-    skipped_dma: Count = 0
-    last_event_end: Num | None = None
-    breakdowns: _list(_Breakdown) = []
-
-
-class _Hidden(_Doc):
-    name: str
-    title: str
-    reason: str
-
-
-class _Settings(_Doc):
-    select: _list(str) = []
-    ignore: _list(str) = []
-    set: _map(Num) = {}
-    hardware: str | None = None
-    config: str | None = None
-    hidden: _list(_Hidden, MAX_FINDINGS) = []
-
-
-class _AnalysisDoc(_Doc):
-    schema_version: Literal[READ_SCHEMA_VERSIONS]  # type: ignore[valid-type]
-    source: _Source
-    metrics: _map(_Metric, MAX_METRICS)
-    advisor_version: str = ""
-    kind: str | None = None
-    hardware: _Hardware | None = None
-    packs: _map(str) = {}
-    findings: _list(_Finding, MAX_FINDINGS) = []
-    not_applicable: _list(_NotApplicable) = []
-    outcomes: _list(_Outcome) = []
-    notes: _list(str) = []
-    investigation: _Investigation | None = None
-    entries: _list(_Entry, MAX_ROWS) = []
-    trace: _Trace | None = None
-    vendor_findings: _list(_VendorFinding) = []
-    settings: _Settings | None = None
-
-
-class _Header(msgspec.Struct):
-    schema_version: Any = msgspec.UNSET
-    advisor_version: Any = msgspec.UNSET
-
-
 def _unsupported(version: Any, where: str) -> AdvisorError:
     shown = repr(version)[:40]
     return AdvisorError(where, f"analysis schema_version {shown} is not supported "
@@ -501,9 +204,9 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
     if not isinstance(data, dict) or data.get("schema_version") not in READ_SCHEMA_VERSIONS:
         raise _unsupported(data.get("schema_version") if isinstance(data, dict) else None, where)
     try:
-        doc = msgspec.convert(data, _AnalysisDoc)
+        doc = msgspec.convert(data, AnalysisDoc)
     except msgspec.ValidationError as exc:
-        raise AdvisorError(where, _field_problem(str(exc), data)) from None
+        raise AdvisorError(where, field_problem(str(exc), data)) from None
     except RecursionError:
         raise AdvisorError(where, "nested too deeply for an advisor analysis JSON") from None
     return _build(msgspec.to_builtins(doc), where)
@@ -557,106 +260,6 @@ def _build(data: dict[str, Any], where: str) -> Analysis:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # the schema should have said: a bug
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None
-
-
-# msgspec's "Expected `X`, got `Y` - at `$.findings[3].severity`" as "findings[3].severity: expected …, got 5"
-_AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
-_STEP = re.compile(r"\.(\w+)|\[(\d+)\]|\[\.\.\.\]")
-_WORDS = {"float": "a number", "int": "an integer", "str": "text", "bool": "true or false", "null": "null",
-          "object": "an object", "array": "a list"}
-
-
-def _field_problem(message: str, data: Any) -> str:
-    """msgspec's validation error as `field.path: problem`, the field named as the file has it (map keys
-    too) and the offending value shown."""
-    match = _AT.match(message)
-    what, path = (match.group("what"), match.group("path") or "") if match else (message, "")
-    label, value, choices = _locate(path, data)
-    shown = _shown(value)
-    if what.startswith(("Invalid enum value", "Expected `str`")) and choices:
-        problem = f"expected one of {', '.join(map(str, choices))}, got {shown}"
-    elif (found := re.match(r"^Expected `([^`]*)`, got `[^`]*`$", what)) is not None:
-        expected = " or ".join(_WORDS.get(t.strip(), t.strip()) for t in found.group(1).split("|"))
-        problem = f"expected {expected}, got {shown}"
-    elif (found := re.match(r"^Expected `array` of length <= (\d+)$", what)) is not None:
-        problem = f"more than {found.group(1)} entries, the most a saved analysis holds"
-    elif (found := re.match(r"^Expected `object` of length <= (\d+)$", what)) is not None:
-        problem = f"more than {found.group(1)} keys, the most a saved analysis holds"
-    elif (found := re.match(r"^Object missing required field `(\w+)`$", what)) is not None:
-        problem = f"missing required field '{found.group(1)}'"
-    elif what.startswith(("Number out of range", "Expected `float`")):
-        problem = f"expected a finite number, got {shown}"
-    elif (found := re.match(r"^Expected `int` (>=|<=) ", what)) is not None:
-        problem = f"expected a count from 0 to 2**53, got {shown}"
-    else:
-        problem = what.replace("`", "'")[:200]
-    return f"{label}: {problem}" if label else problem
-
-
-def _locate(path: str, data: Any) -> tuple[str, Any, tuple[Any, ...]]:
-    """Follow msgspec's path through the file's data and the schema: the field's name as written (msgspec
-    shows map keys as `[...]`), its value, and the values a Literal field allows."""
-    tp: Any = _AnalysisDoc
-    label = ""
-    for step in _STEP.finditer(path):
-        tp = _plain(tp, data)
-        name, index = step.group(1), step.group(2)
-        if name is not None and isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-            tp, data, label = get_type_hints(tp, include_extras=True).get(name), _get(data, name), f"{label}.{name}"
-        elif index is not None:
-            args = get_args(tp)
-            position = int(index)
-            tp = (args[position] if position < len(args) else None) if get_origin(tp) is tuple else (
-                args[0] if args else None)
-            data, label = _get(data, position), f"{label}[{index}]"
-        else:  # a map key: the first whose value does not fit (msgspec stops at the first problem)
-            value_type = get_args(tp)[1] if len(get_args(tp)) == 2 else Any
-            key = next((k for k, v in data.items() if not _fits(v, value_type)), None) if isinstance(
-                data, dict) else None
-            tp, data = value_type, _get(data, key)
-            label += f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{json.dumps(key)[:60]}]"
-    tp = _plain(tp, data)
-    choices = get_args(tp) if get_origin(tp) is Literal else ()
-    return label.lstrip("."), data, choices
-
-
-def _plain(tp: Any, data: Any) -> Any:
-    """The type under Annotated and `| None` (the non-null arm a value is checked against)."""
-    while True:
-        if get_origin(tp) is Annotated:
-            tp = get_args(tp)[0]
-        elif get_origin(tp) in (Union, UnionType):
-            arms = [a for a in get_args(tp) if a is not type(None)]
-            if len(arms) != 1:
-                return tp
-            tp = arms[0]
-        else:
-            return tp
-
-
-def _fits(value: Any, tp: Any) -> bool:
-    try:
-        msgspec.convert(value, tp)
-    except (msgspec.ValidationError, RecursionError):
-        return False
-    return True
-
-
-def _get(data: Any, key: Any) -> Any:
-    if isinstance(data, dict):
-        return data.get(key)
-    if isinstance(data, list) and isinstance(key, int) and key < len(data):
-        return data[key]
-    return None
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, (dict, list)):
-        return "an object" if isinstance(value, dict) else "a list"
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
-        return f"an integer of {len(str(abs(value)))} digits"
-    text = json.dumps(value, ensure_ascii=False, allow_nan=True)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 _LEGACY_ENTRY_KEYS = ("core", "dma_active_time_percent", "tensor_engine_active_time_percent", "collective_time")
@@ -734,7 +337,7 @@ def read_if_analysis(path: Path, max_memory: int = DEFAULT_MAX_MEMORY) -> Analys
 def decode_analysis(data: bytes, where: str) -> Analysis | None:
     """A saved analysis from its bytes, checked against the schema; None when they are not one."""
     try:
-        header = msgspec.json.decode(data, type=_Header)
+        header = msgspec.json.decode(data, type=Header)
     except (msgspec.DecodeError, RecursionError):
         return None  # not JSON, or not an object: a profile adapter explains what it is
     if header.schema_version is msgspec.UNSET or header.advisor_version is msgspec.UNSET:
@@ -742,10 +345,10 @@ def decode_analysis(data: bytes, where: str) -> Analysis | None:
     if header.schema_version not in READ_SCHEMA_VERSIONS or isinstance(header.schema_version, bool):
         raise _unsupported(header.schema_version, where)
     try:
-        doc = msgspec.json.decode(data, type=_AnalysisDoc)
+        doc = msgspec.json.decode(data, type=AnalysisDoc)
     except msgspec.ValidationError as exc:
         message = str(exc)  # a count past its cap needs no second reading of a file that large
-        raise AdvisorError(where, _field_problem(message, None if " of length <= " in message else _untyped(data))
+        raise AdvisorError(where, field_problem(message, None if " of length <= " in message else _untyped(data))
                            ) from None
     except RecursionError:
         raise AdvisorError(where, "nested too deeply for an advisor analysis JSON") from None

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests_support import FIXTURES, ROOT, SAMPLES
 
 from advisor.cli import main
-from advisor.core import serialize
+from advisor.core import analysis_schema, serialize
 from advisor.core.errors import AdvisorError
 from advisor.report.render import render
 
@@ -140,7 +140,7 @@ def test_counts_in_a_saved_analysis_are_capped(saved_data, tmp_path, capsys):
     refused as more than the 2,000 a saved analysis holds; the cap is checked while decoding."""
     data = copy.deepcopy(saved_data)
     finding = data["findings"][0]
-    data["findings"] = [{**finding, "name": f"r{i}", "id": f"X{i}"} for i in range(serialize.MAX_FINDINGS + 1)]
+    data["findings"] = [{**finding, "name": f"r{i}", "id": f"X{i}"} for i in range(analysis_schema.MAX_FINDINGS + 1)]
     path = tmp_path / "many.json"
     path.write_text(json.dumps(data))
     assert "findings: more than 2000 entries, the most a saved analysis holds" in _error_of(capsys, path)
