@@ -121,7 +121,7 @@ def test_utf8_bom_and_utf16(write):
 def test_missing_file_and_directory(tmp_path):
     with pytest.raises(AdvisorError, match="no such file"):
         load_profiles(tmp_path / "nope.json")
-    with pytest.raises(AdvisorError, match="directory"):
+    with pytest.raises(AdvisorError, match="is a folder, not a profile file"):
         load_profiles(tmp_path)
 
 
