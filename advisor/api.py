@@ -21,14 +21,12 @@ from advisor.engine.evaluate import Selection, evaluate
 from advisor.investigation.context import judge, load_context
 from advisor.kinds import LoadOptions, detect
 from advisor.kinds import get as get_kind
-from advisor.kinds.base import Progress
+from advisor.kinds.base import DEFAULT_MAX_RANKS, Progress
 from advisor.metrics.derive import derive, hardware_env
 from advisor.metrics.hardware import resolve
 from advisor.overview import with_overview
 from advisor.packs.load import PackCache, load_packs
 from advisor.packs.model import RuleSet
-
-DEFAULT_MAX_RANKS = 4096  # per-rank files in one folder; a capture of more ranks raises it with --max-ranks
 
 
 @dataclass(frozen=True)
@@ -162,7 +160,7 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     if foreign:
         raise AdvisorError(str(path), f"{', '.join(foreign)}: not an option of {kind.title} inputs, which this is")
     adapters = kind.module("adapters")
-    members = adapters.members(path) if path.is_dir() and hasattr(adapters, "members") else []
+    members = adapters.members(path, options.max_ranks) if path.is_dir() and hasattr(adapters, "members") else []
     if members:
         return _analyze_members(path, members, options, jobs, progress, executor, packs)
     ruleset = packs.get(kind.name) if packs is not None else load_packs(options.rule_paths, kind=kind.name)
@@ -189,9 +187,6 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
                      packs: PackCache | None) -> Analysis:
     """Each member on its own (no --entry or --context inside it), the chosen one re-analysed with the
     investigation context."""
-    if len(members) > options.max_ranks:
-        raise AdvisorError(str(folder), f"{len(members)} rank files, more than the limit of {options.max_ranks} "
-                                        "profiles in one folder; raise it with --max-ranks N")
     plain = replace(options, context=None, load=replace(options.load, entry=None, progress=None))
     workers = max(1, min(jobs or os.cpu_count() or 1, len(members)))  # never more processes than ranks
     names = [name for name, _ in members]

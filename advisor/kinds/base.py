@@ -21,6 +21,16 @@ from advisor.core.yamlsafe import load_yaml_file
 
 Progress = Callable[[str], None]
 DEFAULT_MAX_MEMORY = 2 << 30  # bytes; a trace decoded in memory peaks at about 1.5× its size
+DEFAULT_MAX_RANKS = 4096  # per-rank files in one folder; a capture of more ranks raises it with --max-ranks
+
+
+def check_rank_count(folder: Path, count: int, limit: int) -> None:
+    """A folder's members (`members(folder, limit)` of a kind's adapters) refused past `limit`, before any is read."""
+    from advisor.core.errors import AdvisorError
+
+    if count > limit:
+        raise AdvisorError(str(folder), f"{count:,} rank files, more than the limit of {limit:,} in one folder; "
+                                        "raise it with --max-ranks N")
 
 
 @dataclass(frozen=True)

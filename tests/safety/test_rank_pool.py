@@ -111,8 +111,8 @@ def test_a_folder_holds_at_most_max_ranks_files(tmp_path):
     with _CountingPool() as pool, pytest.raises(AdvisorError) as caught:
         analyze(folder, AnalyzeOptions(max_ranks=4), executor=pool)
     assert pool.ran == 0
-    assert str(caught.value) == (f"{folder}: 5 rank files, more than the limit of 4 profiles in one folder; raise it "
-                                 "with --max-ranks N")
+    assert str(caught.value) == f"{folder}: 5 rank files, more than the limit of 4 in one folder; raise it with " \
+                                 "--max-ranks N"
     assert len(analyze(folder, AnalyzeOptions(max_ranks=5), jobs=1).entries) == 5
 
 

@@ -24,8 +24,8 @@ from tests_support import SAMPLES
 from advisor.cli import main
 from advisor.core.errors import AdvisorError
 from advisor.kinds import detect
-from advisor.kinds.base import LoadOptions
-from advisor.kinds.rbln.adapters import MAX_MEMBERS, load, load_trace, members
+from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions
+from advisor.kinds.rbln.adapters import load, load_trace, members
 from advisor.kinds.rbln.adapters.decode import _JSON_ARGS, _NUMBER, _json_sums
 from advisor.kinds.rbln.adapters.packets import Splitter
 from advisor.kinds.rbln.adapters.tracks import rules
@@ -297,16 +297,20 @@ def test_mutated_sample_bytes_are_analysed_or_one_advisor_error(mutation_folder,
 # --- item 3: rank folders --------------------------------------------------------------------------
 
 def test_folder_file_count_limit(capsys, tmp_path):
-    """Issue 22 §2: a folder of more than 4,096 files is refused at once, naming the limit."""
+    """Issue 22 §2: a folder of more than 4,096 traces is refused before any is read, naming the limit and
+    --max-ranks, which raises it."""
     folder = tmp_path / "ranks"
     folder.mkdir()
-    for i in range(MAX_MEMBERS + 1):
+    for i in range(DEFAULT_MAX_RANKS + 1):
         (folder / f"rank{i}.pb").write_bytes(b"")
-    with pytest.raises(AdvisorError, match="4,096"):
+    with pytest.raises(AdvisorError, match="4,097 rank files, more than the limit of 4,096"):
         members(folder)
     code, err = _error_line(capsys, folder)
     _assert_one_line(code, err, folder)
-    assert "4,096" in err
+    assert "4,096" in err and "--max-ranks N" in err
+    code, err = _error_line(capsys, folder, "--max-ranks", "5000")  # raised: now the empty files are named
+    _assert_one_line(code, err, folder / "rank0.pb")
+    assert "file is empty; 4,097 of 4,097 trace files" in err
 
 
 @pytest.mark.parametrize("good_first", [False, True])

@@ -16,14 +16,14 @@ from advisor.core.events import EventTrace
 from advisor.core.model import Profile, SourceInfo
 from advisor.inputs.limits import TextLimits
 from advisor.inputs.text import decode, decode_head, open_regular, read_bytes, require_regular_file, size_refusal
-from advisor.kinds.base import LoadOptions
+from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
 from advisor.kinds.conventions import conventions, has_profile_metrics, has_usable_metric, no_usable_metric, normalise
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.adapters import legacy_json, ntff, parquet, summary_json, summary_text
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION
 
 JSON_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
-RANK_FILE = re.compile(r"^profile_rank_(\d+)\.(json|txt|ntff)$")  # multi-worker captures: one file per rank
+RANK_FILE = re.compile(r"^profile_rank_(\d{1,9})\.(json|txt|ntff)$")  # multi-worker captures: one file per rank
 INPUT_PATTERNS = {"neuron JSON key": (JSON_KEY, ('"a', '"a"', " ", ":")),
                   "neuron rank file": (RANK_FILE, ("profile_rank_", "1", ".json"))}
 
@@ -43,13 +43,15 @@ def detect(path: Path, head: bytes) -> bool:
     return summary_text.sniff(text)
 
 
-def members(folder: Path) -> list[tuple[str, Path]]:
-    """`profile_rank_<i>.*` files as (`rank <i>`, path), in rank order; a rank twice is an error."""
+def members(folder: Path, limit: int = DEFAULT_MAX_RANKS) -> list[tuple[str, Path]]:
+    """`profile_rank_<i>.*` files as (`rank <i>`, path), in rank order; a rank twice is an error, and more
+    than `limit` of them too."""
     try:
         names = sorted(folder.iterdir()) if folder.is_dir() else []
     except OSError as exc:
         raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
     ranks = sorted((int(m.group(1)), p) for p in names if (m := RANK_FILE.match(p.name)) and p.is_file())
+    check_rank_count(folder, len(ranks), limit)
     seen: dict[int, Path] = {}
     for rank, path in ranks:
         if rank in seen:

@@ -23,7 +23,7 @@ from pathlib import Path
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Profile
 from advisor.inputs.text import read_head
-from advisor.kinds.base import LoadOptions
+from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
 from advisor.kinds.rbln.adapters.packets import CORRUPT, Splitter
 
 SUFFIXES = (".pb", ".pftrace", ".perfetto-trace", ".perfetto")  # a folder's traces, also gzipped (.pb.gz)
@@ -31,7 +31,7 @@ FOREIGN = (".ntff", ".ncu-rep")  # other kinds' binary captures are never claime
 NCU_MAGIC = b"NVR\0"
 SNIFF_PACKETS = 16  # whole packets decoded to recognise a trace
 SNIFF_INFLATED = 1 << 20
-MAX_MEMBERS = 4096  # files in a rank folder: far beyond any capture, well short of a runaway folder
+MAX_LISTED = 1_000_000  # entries of a folder looked at: past this it is a runaway folder, not a capture
 TRACE_STARTS = (b"\x0a", b"\x1f\x8b")  # a Perfetto trace's first packet field, or gzip
 _DIGITS = re.compile(r"(\d+)")
 
@@ -87,15 +87,14 @@ def _is_trace_name(path: Path) -> bool:
     return name.endswith(SUFFIXES)
 
 
-def _listing(folder: Path, limit: int = MAX_MEMBERS) -> list[Path]:
+def _listing(folder: Path, limit: int = MAX_LISTED) -> list[Path]:
     """The folder's files named like traces, in natural order; refused past `limit` entries."""
     found = []
     try:
         with os.scandir(folder) as entries:
             for count, entry in enumerate(entries, 1):
                 if count > limit:
-                    raise AdvisorError(str(folder), f"more than {limit:,} files, the limit on a folder of rank "
-                                                    "traces: analyse the ranks in smaller folders")
+                    raise AdvisorError(str(folder), f"more than {limit:,} entries: not a folder of rank traces")
                 if entry.is_file() and _is_trace_name(Path(entry.name)):
                     found.append(Path(entry.path))
     except OSError as exc:
@@ -114,13 +113,14 @@ def _bad_start(path: Path) -> str | None:
     return None if head.startswith(TRACE_STARTS) else "not a Perfetto trace (no packet at its start)"
 
 
-def members(folder: Path, limit: int = MAX_MEMBERS) -> list[tuple[str, Path]] | None:
-    """The folder's Perfetto traces as (file name, path), in natural order; None for a file. Every one is
-    checked by its first bytes before any is analysed: a folder of empty or broken files fails at once,
-    naming the first and how many."""
+def members(folder: Path, limit: int = DEFAULT_MAX_RANKS) -> list[tuple[str, Path]] | None:
+    """The folder's Perfetto traces as (file name, path), in natural order; None for a file; more than
+    `limit` is refused. Every one is checked by its first bytes before any is analysed: a folder of empty
+    or broken files fails at once, naming the first and how many."""
     if not folder.is_dir():
         return None
-    files = _listing(folder, limit)
+    files = _listing(folder)
+    check_rank_count(folder, len(files), limit)
     bad = [(path, why) for path in files if (why := _bad_start(path)) is not None]
     if bad:
         first, why = bad[0]
