@@ -7,3 +7,15 @@ ROOT = TESTS.parent
 SAMPLES = ROOT / "samples"
 FIXTURES = TESTS / "fixtures"
 FAKE_BIN = FIXTURES / "bin"
+
+
+def one_line_error(capsys, path: Path, *args: str) -> str:
+    """The single stderr line of `advisor report PATH`, asserted to be an exit-2 one-liner naming the path."""
+    from advisor.cli import main
+
+    assert main(["report", str(path), *args]) == 2
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"advisor: error: {path}: "), err
+    assert "internal error" not in lines[0] and out == ""
+    return lines[0]

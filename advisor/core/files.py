@@ -62,6 +62,20 @@ def is_regular(mode: int) -> bool:
     return stat.S_ISREG(mode)
 
 
+def existing_folder(folder: Path) -> bool:
+    """Whether `folder` exists (False when missing); anything there but a real folder, a symlink included,
+    is refused: advisor writes into no folder it would reach through a link."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise AdvisorError(str(folder), f"cannot use the folder: {os_problem(exc)}") from None
+    if not stat.S_ISDIR(mode):
+        raise AdvisorError(str(folder), f"is {describe_node(mode)}, not a plain folder; refusing to write into it")
+    return True
+
+
 def check_replaceable(path: Path) -> None:
     """`path` is a new name or a regular file (not followed: a symlink is refused too)."""
     try:
@@ -158,19 +172,13 @@ class FileSet:
     def make_folder(self, folder: Path) -> None:
         """`folder`, made when missing (with any missing folders above it); an existing one must be a real
         folder, never a symlink."""
-        try:
-            mode = os.lstat(folder).st_mode
-        except FileNotFoundError:
-            if folder.parent != folder:
-                self.make_folder(folder.parent)
-            with os_errors(folder, "cannot make the folder"):
-                folder.mkdir()
-            self._made.append(folder)
+        if existing_folder(folder):
             return
-        except OSError as exc:
-            raise AdvisorError(str(folder), f"cannot use the folder: {os_problem(exc)}") from None
-        if not stat.S_ISDIR(mode):
-            raise AdvisorError(str(folder), f"is {describe_node(mode)}, not a plain folder; refusing to write into it")
+        if folder.parent != folder:
+            self.make_folder(folder.parent)
+        with os_errors(folder, "cannot make the folder"):
+            folder.mkdir()
+        self._made.append(folder)
 
     def add(self, path: Path, data: bytes) -> None:
         check_replaceable(path)

@@ -4,13 +4,11 @@ asked for, and in a chart folder only what advisor wrote there is ever removed (
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterable
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError
-from advisor.core.files import check_name_length, describe_node, os_problem, output_target, write_atomic
+from advisor.core.files import check_name_length, existing_folder, output_target, write_atomic
 from advisor.core.owned import FolderResult, write_owned
 
 FORMATS = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".htm": "html", ".pdf": "pdf"}
@@ -44,7 +42,7 @@ def check_output(output: Path, inputs: Iterable[Path], chart_folder: str | None 
     charts = target.parent / chart_folder if chart_folder else None
     if charts is not None:
         check_name_length(charts)
-        check_chart_folder(charts)
+        existing_folder(charts)
     written = _resolved(target)
     for source in inputs:
         read = _resolved(source)
@@ -68,19 +66,6 @@ def _resolved(path: Path) -> Path:
         return path.absolute()
 
 
-def check_chart_folder(folder: Path) -> None:
-    """A chart folder is made by advisor or is a real folder: never a symlink or another kind of file."""
-    try:
-        mode = os.lstat(folder).st_mode
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise AdvisorError(str(folder), f"cannot use as the chart folder: {os_problem(exc)}") from None
-    if not stat.S_ISDIR(mode):
-        raise AdvisorError(str(folder), f"is {describe_node(mode)}, not a plain folder; refusing to write charts "
-                                        "into it")
-
-
 def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str | None) -> FolderResult | None:
     """The report and its chart folder's files (paths relative to the report's folder), all or nothing.
     Files an earlier render of the same output wrote there and this one does not are removed; anything
@@ -90,7 +75,6 @@ def write_report(path: Path, main: bytes, files: dict[str, bytes], folder: str |
         write_atomic(target, main)
         return None
     charts = target.parent / folder
-    check_chart_folder(charts)
     prefix = f"{folder}/"
     if any(not name.startswith(prefix) for name in files):
         raise AdvisorError(str(path), "a chart file outside the chart folder")  # a renderer bug, never input

@@ -17,7 +17,7 @@ import pytest
 from conftest import advisor_command
 from hypothesis import given
 from hypothesis import strategies as st
-from tests_support import SAMPLES
+from tests_support import SAMPLES, one_line_error
 
 from advisor.cli import main
 from advisor.core.errors import AdvisorError
@@ -29,16 +29,6 @@ from advisor.kinds.neuron.adapters import load_profiles
 
 SUMMARY = {"total_time": 0.5, "hbm_read_bytes": 1000, "vector_engine_active_time_percent": 0.25}
 NCU_CSV = SAMPLES / "ncu_multi_kernel" / "details.csv"
-
-
-def one_line_error(capsys, path: Path, *args: str) -> str:
-    """The single stderr line of `advisor report PATH`, asserted to be an exit-2 one-liner naming the path."""
-    assert main(["report", str(path), *args]) == 2
-    out, err = capsys.readouterr()
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"advisor: error: {path}: "), err
-    assert "internal error" not in lines[0] and out == ""
-    return lines[0]
 
 
 # --- 2.1 non-regular inputs ---------------------------------------------------------------------------

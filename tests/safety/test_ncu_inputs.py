@@ -8,9 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from tests_support import SAMPLES
+from tests_support import SAMPLES, one_line_error
 
-from advisor.cli import main
 from advisor.core.errors import AdvisorError
 from advisor.inputs.patterns import input_patterns
 from advisor.kinds.base import LoadOptions
@@ -21,16 +20,6 @@ REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "ncu-
 REPORT = REFERENCE / "ncu_rep_T4_matrix_add2d_uncoalesced.ncu-rep"
 DETAILS = SAMPLES / "ncu_multi_kernel" / "details.csv"
 TERMINATORS = ("", "\x00", ",", "\n", "!", " x y")  # what makes a match fail at the very end, after all the work
-
-
-def one_line_error(capsys, path: Path, *args: str) -> str:
-    """The single stderr line of `advisor report PATH`, asserted to be an exit-2 one-liner naming the path."""
-    assert main(["report", str(path), *args]) == 2
-    out, err = capsys.readouterr()
-    lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"advisor: error: {path}: "), err
-    assert "internal error" not in lines[0] and out == ""
-    return lines[0]
 
 
 def _seconds(call, text: str) -> float:
