@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.constructor import SafeConstructor
 
 from advisor.core.errors import AdvisorError
 
@@ -22,7 +23,13 @@ def load_yaml_text(text: str, where: str, allow_aliases: bool = False) -> Any:
         raise AdvisorError(where, f"YAML file is larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
     try:
         _prescan(text, where, allow_aliases)
-        return yaml.load(text, Loader=_Loader)
+        loader = _Loader(text)
+        try:
+            root = loader.get_single_node()
+            _refuse_duplicate_keys(root, where)
+            return loader.construct_document(root) if root is not None else None
+        finally:
+            loader.dispose()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = f"line {mark.line + 1}: " if mark is not None else ""
@@ -45,6 +52,52 @@ def _prescan(text: str, where: str, allow_aliases: bool) -> None:
             depth -= 1
         elif isinstance(event, yaml.AliasEvent) and not allow_aliases:
             raise AdvisorError(where, f"{_line(event)}YAML aliases (*name) are not allowed")
+
+
+_STR = "tag:yaml.org,2002:str"
+
+
+def _key(constructor: SafeConstructor, node: yaml.Node) -> object:
+    """A mapping key as the loader builds it (`true` and `True` are one key), or the node when it is
+    not a hashable scalar."""
+    if not isinstance(node, yaml.ScalarNode):
+        return node
+    if node.tag == _STR:  # nearly every key: its text is the key
+        return node.value
+    try:
+        key = constructor.construct_object(node)
+        hash(key)
+    except (yaml.YAMLError, TypeError, ValueError):
+        return node
+    return key
+
+
+def _refuse_duplicate_keys(root: yaml.Node | None, where: str) -> None:
+    """`file:line: duplicate key` for the first mapping, at any depth, that names a key twice: the loader
+    (YAML's, and JSON's, which packs, contexts and settings are read by too) silently keeps the last, so a
+    second `when:` or `fail_on:` would quietly replace the first."""
+    constructor = SafeConstructor()
+    found: list[tuple[int, str]] = []
+    stack = [root] if root is not None else []
+    while stack:  # the nesting was bounded by the prescan; no recursion anyway
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            first: dict[object, int] = {}
+            for key, value in node.value:
+                line = key.start_mark.line + 1
+                name = _key(constructor, key)
+                if name in first:
+                    shown = str(key.value)[:80] if isinstance(key, yaml.ScalarNode) else "…"
+                    found.append((line, f"duplicate key '{shown}' (first at line {first[name]}); only one would "
+                                        "be kept"))
+                else:
+                    first[name] = line
+                stack.append(value)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    if found:
+        line, problem = min(found)
+        raise AdvisorError(f"{where}:{line}", problem)
 
 
 def _line(event: yaml.Event) -> str:

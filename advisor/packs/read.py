@@ -1,6 +1,5 @@
 """Reading rule-pack files: which files a pack path holds, each file's YAML with the line of every
-list item (for messages: the loaded data has no marks), no key given twice in any mapping, and where
-the built-in packs are."""
+list item (for messages: the loaded data has no marks), and where the built-in packs are."""
 
 from __future__ import annotations
 
@@ -10,15 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.constructor import SafeConstructor
 
 from advisor import kinds
 from advisor.core.errors import AdvisorError
 from advisor.core.resources import shipped_dir
 from advisor.core.yamlsafe import load_yaml_file
 from advisor.packs.model import PackError
-
-_STR = "tag:yaml.org,2002:str"
 
 
 @dataclass
@@ -43,55 +39,12 @@ def item_lines(root: yaml.Node | None) -> dict[tuple[str, int], int]:
     return lines
 
 
-def _key(constructor: SafeConstructor, node: yaml.Node) -> object:
-    """A mapping key as the loader builds it (`true` and `True` are one key), or the node when it is
-    not a hashable scalar."""
-    if not isinstance(node, yaml.ScalarNode):
-        return node
-    if node.tag == _STR:  # nearly every key: its text is the key
-        return node.value
-    try:
-        key = constructor.construct_object(node)
-        hash(key)
-    except (yaml.YAMLError, TypeError, ValueError):
-        return node
-    return key
-
-
-def duplicate_keys(path: Path, root: yaml.Node | None) -> list[str]:
-    """`file:line: duplicate key` for every mapping, at any depth, that names a key twice: the loader
-    (YAML's, and JSON's, which a pack file is read by too) silently keeps the last."""
-    problems: list[tuple[int, str]] = []
-    constructor = SafeConstructor()
-    stack = [root] if root is not None else []
-    while stack:  # the nesting was bounded when the file was loaded; no recursion anyway
-        node = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            first: dict[object, int] = {}
-            for key, value in node.value:
-                line = key.start_mark.line + 1
-                name = _key(constructor, key)
-                if name in first:
-                    shown = str(key.value)[:80] if isinstance(key, yaml.ScalarNode) else "…"
-                    problems.append((line, f"{path}:{line}: duplicate key '{shown}' (first at line {first[name]}); "
-                                           "only one would be kept"))
-                else:
-                    first[name] = line
-                stack.append(value)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend(node.value)
-    return [problem for _, problem in sorted(problems)]
-
-
 def read_file(path: Path) -> RawFile:
-    data = load_yaml_file(path)  # limits, safe tags, no aliases: the tree below is as bounded
+    data = load_yaml_file(path)  # limits, safe tags, no aliases, no key twice: the tree below is as bounded
     try:
         root = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeError, yaml.YAMLError):  # changed since it was loaded: no lines, no duplicates
         root = None
-    duplicates = duplicate_keys(path, root)
-    if duplicates:
-        raise PackError(duplicates)
     if not isinstance(data, dict):
         raise PackError([f"{path}: a rule pack file must be a YAML mapping"])
     bad_keys = [k for k in data if not isinstance(k, str)]

@@ -76,3 +76,17 @@ def test_a_settings_file_that_is_a_fifo_is_refused_without_blocking(tmp_path, ca
     os.mkfifo(fifo)
     assert main(["report", str(MP2), "--config", str(fifo)]) == 2
     assert "is a named pipe (FIFO), not a settings file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("option", "text", "line"), [
+    ("--context", "title: mine\nworkload:\n  target_speedup: 3\n  target_speedup: 30\n", 4),
+    ("--hardware", "name: mine\nname: other\n", 2),
+])
+def test_a_key_given_twice_in_any_yaml_file_is_refused(tmp_path, capsys, option, text, line):
+    """§3: a context or hardware file read by YAML's loader would silently keep the last of two keys."""
+    path = tmp_path / "given.yaml"
+    path.write_text(text)
+    assert main(["report", str(MP2), option, str(path), "-o", str(tmp_path / "r.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"advisor: error: {path}:{line}: duplicate key ") and err.count("\n") == 1
+    assert not (tmp_path / "r.md").exists()
