@@ -12,12 +12,9 @@ import contextlib
 import importlib
 import logging
 import os
-import signal
 from collections.abc import Iterator
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
-
-from distributed.diagnostics.plugin import WorkerPlugin
 
 from advisor.core.errors import AdvisorError
 from advisor.fleet.run import SerialExecutor, SizedPool
@@ -82,19 +79,11 @@ def _start_local(count: int):
         cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
     client = Client(cluster)
+    from advisor.fleet.interrupts import IgnoreInterrupt  # dask's plugin base: imported only with a cluster
+
     client.register_plugin(IgnoreInterrupt())
     client.run(importlib.import_module, "advisor.fleet.run")
     return cluster, client
-
-
-class IgnoreInterrupt(WorkerPlugin):
-    """In each worker process of a local cluster: Ctrl-C is the client's to handle (see the module's note)."""
-
-    def setup(self, worker) -> None:
-        import threading
-
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class _Starting(Executor):
