@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from advisor.core import units as fmt
 from advisor.core.comparison import (
     BreakdownChange,
     Comparison,
@@ -94,6 +95,33 @@ def _breakdowns(before: Analysis, after: Analysis, table: dict[str, Any], noise:
     return tuple(out)
 
 
+# The start of the warning that the two sides did different work; the report labels the speedup by it.
+WORK_WARNING = "Different amounts of work"
+
+
+def work_changes(before: Analysis, after: Analysis, table: dict[str, Any], noise: float) -> list[str]:
+    """The work metrics (compare.yaml `work:`: the problem's size, which an optimisation does not change)
+    that differ beyond the noise floor, each as `name a → b`. A side where a metric is unavailable or 0
+    says nothing: 0 FP32 FLOPs after a move to the tensor cores is work measured elsewhere, not less work."""
+    out = []
+    for name in table.get("work", ()):
+        old, new = before.metrics.get(name), after.metrics.get(name)
+        a, b = (old.value if old else None), (new.value if new else None)
+        if not a or not b or not math.isfinite(a) or not math.isfinite(b):
+            continue
+        change, _ = judge(a, b, None, noise)
+        if change is not None and abs(change) > noise:
+            unit = (new or old).unit  # type: ignore[union-attr]
+            out.append(f"{name} {fmt.value(a, unit)} → {fmt.value(b, unit)} ({change * 100:+.1f} %)")
+    return out
+
+
+def _work_warning(before: Analysis, after: Analysis, table: dict[str, Any], noise: float) -> list[str]:
+    changes = work_changes(before, after, table, noise)
+    return [f"{WORK_WARNING}: {'; '.join(changes)}. The time difference is not like-for-like: it is not a speedup "
+            "or slowdown of the same work."] if changes else []
+
+
 def _warnings(before: Side, after: Side) -> list[str]:
     out = []
     if before.hardware != after.hardware:
@@ -165,7 +193,8 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
     sides = side(before, labels[0]), side(after, labels[1])
     return Comparison(
         before=sides[0], after=sides[1], speedup=a / b if a and b else None, noise=noise, metrics=metrics,
-        findings=tuple(findings), warnings=(*_warnings(*sides), *_settings_warnings(before, after, labels)),
+        findings=tuple(findings), warnings=(*_work_warning(before, after, table, noise), *_warnings(*sides),
+                                           *_settings_warnings(before, after, labels)),
         root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
         root_cause_after=tuple(f.name for f in after.findings if f.root_cause),
         entries=_entries(before, after) if before.entries and after.entries else (),

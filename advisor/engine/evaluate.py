@@ -14,7 +14,7 @@ from advisor.core.errors import AdvisorError, suggest
 from advisor.core.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.metrics.derive import hardware_env
 from advisor.packs.expr import annotated
-from advisor.packs.message import format_message
+from advisor.packs.message import format_message, format_text
 from advisor.packs.model import RuleDef, RuleSet
 from advisor.packs.validate import param_problem
 
@@ -166,7 +166,8 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             title=rule.title, message=_message(rule, env, rule_units), root_cause=False, because=rule.requires,
             evidence=evidence, estimated_speedup=speedup, speedup_scope=scope,
             params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
-            recommendation=rule.recommendation, root_cause_text=rule.root_cause,
+            recommendation=format_text(rule.recommendation, env, rule_units),
+            root_cause_text=format_text(rule.root_cause, env, rule_units),
             condition=_condition_text(rule, env, rule_units), references=rule.references,
         )
         outcomes.append(RuleOutcome(rule.name, "fired"))
@@ -179,7 +180,10 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     findings = [replace(f, root_cause=f.name not in explained_by,
                         explains=tuple(n for n in by_name[f.name].explains if n in fired))
                 for f in fired.values()]
-    findings.sort(key=lambda f: (-(f.estimated_speedup if f.estimated_speedup is not None and
+    # root causes before the symptoms they explain (a catch-all or a symptom with a larger estimate never
+    # leads), then by estimated gain and severity
+    findings.sort(key=lambda f: (not f.root_cause,
+                                 -(f.estimated_speedup if f.estimated_speedup is not None and
                                    f.speedup_scope == "global" else -1.0),
                                  -SEVERITIES.index(f.severity), f.id))
     return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes))

@@ -1,9 +1,11 @@
 """The order of one name's stored attempts, shared by the trends, the history and `store:NAME@LABEL`:
 capture time when the profiles carry one, else the run number, then the path as a tie-breaker; and the
-points in time they make (one run stores a kernel once per rank, core or GPU: those are one point)."""
+points in time they make (one run stores a kernel once per rank, core or GPU: those are one point; two
+captures stored by one run, a before and an after, are two)."""
 
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,14 +24,39 @@ def ordered(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return sorted(records(frame), key=order)
 
 
+# Digit runs in a path: the ranks, cores or GPUs of one capture are files whose paths differ only by a
+# number (rank0.pb, rank1.pb; rank0/profile.json), the convention fleet discovery reads rank folders by.
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def capture(row: dict[str, Any]) -> str:
+    """The capture a stored profile belongs to: its path with every number blanked, so the ranks of one
+    capture share it and a before and an after (before/gemm.json, after/gemm.json) do not."""
+    return _DIGITS.sub("#", str(row["path"]))
+
+
 def point(row: dict[str, Any]) -> tuple[str, int]:
     """What tells two attempts apart in time: the capture time and the run that stored them."""
     return row.get("captured") or "", int(row["run"])
 
 
+def attempt(row: dict[str, Any]) -> tuple[str, int, str, str]:
+    """What tells two attempts apart: the point in time, the label, and the capture within the run. A run
+    may store a before and an after of one name: a median over those would be a time no attempt took,
+    so only the ranks or cores of one capture share an attempt."""
+    return *point(row), row.get("label") or "", capture(row)
+
+
 def point_label(row: dict[str, Any]) -> str:
     """How an attempt is named: its --label, else its capture time, else its run number."""
     return row.get("label") or row.get("captured") or f"run {int(row['run'])}"
+
+
+def _labels(groups: list[list[dict[str, Any]]]) -> list[str]:
+    """Each point's label; points that would share one (two captures of one run) also name their first path."""
+    plain = [point_label(g[0]) for g in groups]
+    return [f"{label} ({g[0]['path']})" if plain.count(label) > 1 else label for label, g in zip(plain, groups,
+                                                                                                   strict=True)]
 
 
 def clean(value: Any) -> Any:
@@ -64,15 +91,18 @@ class Point:
         return tuple(r["path"] for r in self.rows)
 
 
-def points(rows: list[dict[str, Any]], rules_of: dict[str, tuple[str, ...]]) -> list[Point]:
-    """Attempt-ordered rows of one name grouped by point in time, in order."""
-    grouped: dict[tuple[str, int], list[dict[str, Any]]] = {}
+def points(rows: list[dict[str, Any]], rules_of: dict[str, tuple[str, ...]], captures: bool = False) -> list[Point]:
+    """Attempt-ordered rows of one name grouped by point in time, in order; with `captures`, each capture of
+    a point is its own (the history: every attempt with its own time, never a median of a before and an after)."""
+    key = attempt if captures else point
+    grouped: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for row in rows:
-        grouped.setdefault(point(row), []).append(row)
+        grouped.setdefault(key(row), []).append(row)
+    groups = list(grouped.values())
     out = []
-    for group in grouped.values():
+    for label, group in zip(_labels(groups), groups, strict=True):
         times = [r["total_time"] for r in group if r.get("total_time") is not None]
         rules = sorted({rule for r in group for rule in rules_of.get(r["hash"], ())})
-        out.append(Point(point_label(group[0]), group[0].get("captured"), int(group[0]["run"]), tuple(group),
+        out.append(Point(label, group[0].get("captured"), int(group[0]["run"]), tuple(group),
                          statistics.median(times) if times else None, tuple(rules)))
     return out

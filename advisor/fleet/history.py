@@ -65,7 +65,7 @@ def _speedup(before: float | None, after: float | None) -> float | None:
 def build_history(profiles: pd.DataFrame, findings: pd.DataFrame, name: str, store: str,
                   noise: float = 0.02) -> History:
     rows = ordered_attempts(profiles, name, name)
-    steps = points(rows, rules_by_hash(records(findings[findings["name"] == name])))
+    steps = points(rows, rules_by_hash(records(findings[findings["name"] == name])), captures=True)
     out: list[Attempt] = []
     for i, step in enumerate(steps):
         previous = steps[i - 1] if i else None
@@ -123,7 +123,9 @@ def _headline(history: History) -> list[str]:
 def _inputs(name: str, a: Attempt) -> str:
     where = f"({escape(a.kind)}{', ' + escape(a.device) if a.device else ''})"
     if len(a.paths) == 1:
-        return f"{escape(a.label)}: {code(a.paths[0])} {where}, {code(f'store:{name}@{a.label}')}"
+        # a label shared with another capture of the run names neither: the path is how to give it
+        spec = "" if a.label.endswith(f" ({a.paths[0]})") else f", {code(f'store:{name}@{a.label}')}"
+        return f"{escape(a.label)}: {code(a.paths[0])} {where}{spec}"
     return (f"{escape(a.label)}: {len(a.paths)} profiles {where}, median time {fmt.seconds(a.total_time)}: "
             + ", ".join(code(p) for p in a.paths))
 
@@ -134,8 +136,9 @@ def history_document(history: History, config: dict[str, Any]) -> Document:
                   "**regression**" if a.regression else VERDICT_MARK.get(a.verdict, escape(a.verdict)),
                   _rules(a.fixed), _rules(a.new)) for i, a in enumerate(history.attempts, 1))
     blocks: list[Any] = [
-        Paragraph(f"Attempts in order of capture time, else run; an attempt of several profiles (the ranks or cores "
-                  "of one run) has their median time. Speedups are the other attempt's time over this "
+        Paragraph(f"Attempts in order of capture time, else run, else path; an attempt of several profiles (the "
+                  "ranks or cores of one capture: paths that differ only by a number) has their median time, and "
+                  "two captures stored by one run are two attempts. Speedups are the other attempt's time over this "
                   f"one's (above 1× is faster); changes within ±{fmt.percent(history.noise)} are unchanged "
                   "(`--noise`), as in `advisor compare`."),
         Table(("#", "Attempt", "Total time", "vs first", "vs previous", "Verdict", "Fixed", "New"), rows,

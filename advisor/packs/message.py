@@ -130,9 +130,77 @@ def _placeholder_problems(name: str, spec: str, conversion: str | None, known: s
     return []
 
 
+# A missing value never reaches a report as "unavailable of 5 ms" or a raw placeholder: the clause that
+# carries it is dropped instead (see _drop_missing). The marker is a private-use character no template keeps.
+_MISSING = "\ue000"
+# A parenthesised group without nested parentheses: [^()] cannot match a bracket, so each scan stops at
+# the next one and the whole substitution is linear.
+_GROUP = re.compile(r" ?\(([^()]*)\)")
+# A missing value ending a sentence part, after a preposition ("active 40 % of {total_time} (...)"):
+# the preposition goes with it. One alternation, then a fixed marker: linear.
+_TRAILING = re.compile(r" (?:of|for|against|across|over|on|in|at|after|by|to|with|from|above|below|under) "
+                       + _MISSING + r"(?=[,;:.)]| \(|$)")
+# A missing share that a phrase goes on to qualify ("{x} of the time"): the phrase still reads.
+_SHARE = re.compile(_MISSING + " of ")
+_SENTENCE = re.compile(r"(?<=[.!?]) (?=[A-Z{])")
+_SENTENCE_START = re.compile(r"(?:^|(?<=[.!?] ))[a-z]")
+_CLAUSE = re.compile(r"(?<=[,;:]) ")
+
+
+def _drop_items(group: str) -> str:
+    """A parenthesised group without the list items (split at `;`, then `,`) that hold a missing value."""
+    parts = []
+    for part in group.split("; "):
+        items = [item for item in part.split(", ") if _MISSING not in item]
+        if items:
+            parts.append(", ".join(items))
+    return "; ".join(parts)
+
+
+def _group(found: re.Match[str]) -> str:
+    inner = found.group(1)
+    if _MISSING not in inner:
+        return found.group(0)
+    kept = _drop_items(inner)
+    return f"{found.group(0)[:found.start(1) - found.start(0)]}{kept})" if kept else ""
+
+
+def _drop_clauses(sentence: str) -> str:
+    """The sentence without its clauses (split after `,`, `;`, `:`) that hold a missing value, while one is left."""
+    if _MISSING not in sentence:
+        return sentence
+    clauses = _CLAUSE.split(sentence)
+    kept = [c for c in clauses if _MISSING not in c]
+    if not kept:
+        return sentence.replace(_MISSING, "not measured")
+    text = " ".join(kept).rstrip(",;: ")
+    end = sentence.rstrip()[-1:] if sentence.rstrip()[-1:] in ".!?" else ""
+    text = text if text.endswith(end) else text + end
+    return text[:1].upper() + text[1:]
+
+
+def _drop_missing(text: str) -> str:
+    """The text with every missing value's clause dropped: first the list item or parenthesis holding it,
+    then "of <value>" at the end of a phrase, then its clause of the sentence; a value that is the
+    sentence's only clause reads "not measured"."""
+    for _ in range(MAX_PLACEHOLDERS):  # innermost groups first; nesting is bounded by the placeholders
+        if _MISSING not in text:
+            break
+        dropped = _GROUP.sub(_group, text)
+        if dropped == text:
+            break
+        text = dropped
+    text = _SHARE.sub("an unmeasured share of ", _TRAILING.sub("", text))
+    if _MISSING in text:
+        text = " ".join(_drop_clauses(s) for s in _SENTENCE.split(text))
+    text = text.replace(_MISSING, "not measured")
+    return _SENTENCE_START.sub(lambda m: m.group(0).upper(), text)
+
+
 def format_message(message: str, env: Mapping[str, object], units: Mapping[str, str]) -> str:
     """The message with each placeholder formatted (bounded). A template the loader would refuse
-    (too long, unbalanced braces, too many placeholders) is shown as written, never raised."""
+    (too long, unbalanced braces, too many placeholders) is shown as written, never raised. A message
+    that is one placeholder shows a missing value as unavailable, like every table cell."""
     if len(message) > MAX_MESSAGE_LENGTH:
         return message[:MAX_MESSAGE_LENGTH]
     try:
@@ -141,9 +209,32 @@ def format_message(message: str, env: Mapping[str, object], units: Mapping[str, 
         return message
     if sum(name is not None for _, name, _, _ in parsed) > MAX_PLACEHOLDERS:
         return message
+    if len(parsed) == 1 and not parsed[0][0] and parsed[0][1] is not None:
+        return format_value(env.get(parsed[0][1]), units.get(parsed[0][1], ""), parsed[0][2] or "")
     parts = []
     for literal, name, spec, _ in parsed:
-        parts.append(literal)
+        parts.append(literal.replace(_MISSING, ""))
         if name is not None:
-            parts.append(format_value(env.get(name), units.get(name, ""), spec or ""))
-    return "".join(parts)
+            value = env.get(name)
+            parts.append(_MISSING if _finite(value) is None else format_value(value, units.get(name, ""), spec or ""))
+    return _drop_missing("".join(parts))
+
+
+def text_placeholders(text: str) -> list[str] | None:
+    """The names free text formats (`format_text`): its placeholders when every one is a plain name, else
+    None (the text is shown as written)."""
+    if "{" not in text and "}" not in text:
+        return []
+    try:
+        parsed = _fields(text)
+    except ValueError:
+        return None
+    if any(name is not None and (not IDENT.match(name) or conversion) for _, name, _, conversion in parsed):
+        return None
+    return [name for _, name, _, _ in parsed if name is not None]
+
+
+def format_text(text: str, env: Mapping[str, object], units: Mapping[str, str]) -> str:
+    """Free text that may hold placeholders (a recommendation naming `{device_max_smem_per_sm}`): formatted
+    like a message when every placeholder is a plain name, else shown as written (literal braces in code)."""
+    return text if not text_placeholders(text) else format_message(text, env, units)

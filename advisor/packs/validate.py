@@ -19,7 +19,7 @@ from advisor.core.model import SEVERITIES
 from advisor.core.numbers import as_number
 from advisor.core.units import UNITS
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
-from advisor.packs.message import check_template
+from advisor.packs.message import check_template, text_placeholders
 from advisor.packs.model import Example, InputDef, MetricDef, RuleDef
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
@@ -219,6 +219,10 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         speedup = check.expression(where, "estimated_speedup", item.get("estimated_speedup"), names)
     message = check.text(where, item, "message")
     placeholders = _placeholders(check, where, message, names)
+    for text_field in ("root_cause", "recommendation"):  # formatted like the message when they name values
+        for placeholder in text_placeholders(check.text(where, item, text_field)) or ():
+            if placeholder not in names:
+                check.add(where, f"{text_field}: unknown name {{{placeholder}}}{suggest(placeholder, names)}")
     references = check.text_list(where, item, "references", "text") or []
     examples = _examples(check, where, item.get("examples"), params, declared.names)
     if when is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.compare.diff import compare_table
+from advisor.compare.diff import WORK_WARNING, compare_table
 from advisor.core import units as fmt
 from advisor.core.comparison import Comparison, FindingChange, MetricChange, RowChange, Series, Side
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
@@ -36,7 +36,16 @@ def _speedup_sentence(c: Comparison) -> str:
         return f"Total time is unchanged within the {fmt.percent(c.noise)} noise floor{times}."
     word = "faster" if c.speedup > 1 else "slower"
     factor = c.speedup if c.speedup > 1 else 1 / c.speedup
+    if not like_for_like(c):  # different work: the ratio of times is not a speedup of the kernel
+        shorter = "shorter" if c.speedup > 1 else "longer"
+        return (f"Total time {fmt.speedup(factor)} {shorter}{times}, **not like-for-like**: the two sides did "
+                "different amounts of work (see the warnings).")
     return f"**{escape(c.after.label)} is {fmt.speedup(factor)} {word}** than {escape(c.before.label)}{times}."
+
+
+def like_for_like(c: Comparison) -> bool:
+    """Both sides did the same work as far as the kind's work metrics tell (compare.yaml `work:`)."""
+    return not any(w.startswith(WORK_WARNING) for w in c.warnings)
 
 
 def _names(changes: list[FindingChange]) -> str:
@@ -195,6 +204,7 @@ def series_document(series: Series) -> Document:
         total = series.total_times[i]
         step = series.steps[i - 1] if i else None
         vs_prev = fmt.speedup(step.speedup) if step and step.speedup else "—"
+        vs_prev += "" if step is None or like_for_like(step) else " (different work)"
         vs_first = fmt.speedup(first / total) if first and total else "—"
         roots = (step.root_cause_after if step else series.steps[0].root_cause_before) if series.steps else ()
         rows.append((escape(s.label), code(s.source.path), fmt.seconds(total), vs_prev, vs_first, _plain(roots[:1])))

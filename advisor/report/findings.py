@@ -57,11 +57,20 @@ def _workload_sentence(analysis: Analysis) -> str:
     a = analysis.investigation.amdahl if analysis.investigation else None
     if a is None or a.ceiling is None or a.measured is None:
         return ""
-    text = (f" **Workload:** the measured {fmt.speedup(a.measured)} is an Amdahl limit (f = {a.fraction:.3f}); "
-            f"however fast these steps get, the workload cannot pass {fmt.speedup(a.ceiling)}")
+    text = (f" **Workload:** these steps were f = {a.fraction:.3f} of it, so however fast they get, the workload "
+            f"cannot pass {fmt.speedup(a.ceiling)} (Amdahl's ceiling); measured: {measured_words(a.measured)}")
     if a.target is not None and not a.target_reachable:
         text += f", so the {fmt.speedup(a.target)} target needs the other steps to change"
     return text + "."
+
+
+def measured_words(measured: float | None) -> str:
+    """A measured workload change in words: a slowdown is said as one, never as a speedup or a limit."""
+    if measured is None or measured <= 0:
+        return "unavailable"
+    if measured < 1:
+        return f"{fmt.speedup(1 / measured)} slower (a slowdown)"
+    return f"{fmt.speedup(measured)} faster"
 
 
 def _chain(analysis: Analysis, finding: Finding) -> str:
@@ -122,8 +131,9 @@ def findings_sections(analysis: Analysis) -> list[Section]:
     if not analysis.findings:
         return [Section("Findings", (Paragraph("No rule fired on this profile."),), "findings"),
                 *([hidden] if hidden else [])]
-    intro = Paragraph(f"{len(analysis.findings)} rule(s) fired, ranked by estimated gain, then severity. "
-                      "A root cause is a finding no other fired finding explains further.")
+    intro = Paragraph(f"{len(analysis.findings)} rule(s) fired: root causes first, then the symptoms they explain, "
+                      "each ranked by estimated gain, then severity. A root cause is a finding no other fired "
+                      "finding explains further.")
     by_name = {f.name: f for f in analysis.findings}  # once: a saved analysis may hold thousands
     explained_by: dict[str, list[str]] = {}
     for f in analysis.findings:

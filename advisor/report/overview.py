@@ -83,20 +83,31 @@ def _outliers(entries: Any, title: str, unit: str) -> list[Paragraph]:
         + (", ".join(f"{escape(e.name)} {fmt.value(v, unit)}" for e, v in outliers) or "none") + ".")]
 
 
+def _run_sentence(count: int, timed: int, words: str, run: float | None) -> str:
+    """How long the run took: the sum of the known durations, and how many of them are known."""
+    if run is None:
+        return f"{count} {words} ran one after another; none has a known duration. Ranked as listed:"
+    known = "" if timed == count else f" ({timed} of the {count} have a known duration; the rest are left out)"
+    return (f"{count} {words} took {fmt.seconds(run)} together{known} (the sum of their durations: they ran one "
+            "after another). Ranked by time:")
+
+
 def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
     """Profiles that ran one after another (the kernel launches of a run): ranked by time with their
     share of the run, the top ones with their root cause and what fixing it gives the whole run
     (Amdahl: a fix saving a fraction g of a kernel holding share s of the run speeds the run up
     1 / (1 − s·g)), the rest summarised."""
     entries = sorted(analysis.entries, key=lambda e: -(e.total_time or 0.0))
-    run = sum(e.total_time or 0.0 for e in entries)
+    timed = [e for e in entries if e.total_time is not None]
+    # an unknown duration is not 0 s: the run is the sum of the known ones, and says how many those are
+    run = sum(e.total_time for e in timed) if timed else None
     top = int(spec.get("top", 5))
     item = str(spec.get("item", "profile"))  # what one entry is: "kernel"
     where_title = (spec.get("where") or {}).get("title", "Where")
     titles, units = _columns(entries, spec)
 
     def share(e: Any) -> float | None:
-        return (e.total_time / run) if run > 0 and e.total_time is not None else None
+        return (e.total_time / run) if run and e.total_time is not None else None
 
     def ranked(rank: int, e: Any) -> tuple[str, ...]:
         name, where, time, *rest = _cells(e, titles, units)
@@ -104,16 +115,16 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
 
     rows = tuple(ranked(rank, e) for rank, e in enumerate(entries[:top], 1))
     blocks: list[Any] = [
-        Paragraph(f"{len(entries)} {overview_words(analysis)[1]} took {fmt.seconds(run)} together (the sum of their "
-                  "durations: they ran one after another). Ranked by time:"),
+        Paragraph(_run_sentence(len(entries), len(timed), overview_words(analysis)[1], run)),
         Table(("#", item.capitalize(), where_title, "Time", "Share of run", *titles, "Root cause"), rows,
               align=("right", "left", "left", "right", "right", *("right" for _ in titles), "left"))]
     rest = entries[top:]
     if rest:
-        rest_time = sum(e.total_time or 0.0 for e in rest)
+        rest_timed = [e.total_time for e in rest if e.total_time is not None]
+        rest_time = sum(rest_timed) if rest_timed else None
         blocks.append(Paragraph(f"The other {len(rest)} take {fmt.seconds(rest_time)} "
-                                f"({fmt.percent(rest_time / run if run > 0 else None)} of the run); the JSON "
-                                "output lists each."))
+                                f"({fmt.percent(rest_time / run if run and rest_time is not None else None)} of the "
+                                "run); the JSON output lists each."))
     amdahl = []
     for e in entries[:top]:
         s = share(e)
@@ -136,7 +147,7 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
                     key=lambda f: (-sum(e.total_time or 0.0 for e in entries if f in e.findings), f))
     if common:
         def covered(finding: str) -> float | None:
-            return sum(e.total_time or 0.0 for e in entries if finding in e.findings) / run if run else None
+            return sum(e.total_time for e in timed if finding in e.findings) / run if run else None
 
         items = tuple(f"{code(f)} on {sum(f in e.findings for e in entries)} of {len(entries)} "
                       f"({fmt.percent(covered(f))} of the run)" for f in common[:8])

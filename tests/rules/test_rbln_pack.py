@@ -142,12 +142,12 @@ def test_a_starved_trace_fires_ne_starved_and_its_explanation():
     assert outcome(result, "dma-bound-layers") == "fired"
     starved = next(f for f in result.findings if f.name == "ne-starved-by-transfers")
     assert not starved.root_cause and "52.17 %" in starved.message and "230 ns" in starved.message
-    assert starved.estimated_speedup == pytest.approx(120 / 240)
+    assert starved.estimated_speedup == pytest.approx(110 / 240)  # capped: the span less the busiest unit (Task DMA)
     bound = next(f for f in result.findings if f.name == "dma-bound-layers")
     assert bound.root_cause and bound.estimated_speedup == pytest.approx(120 / 240)
     # three 10 ns holes between sequences: 13 % of the span idle (< 15 %), the longest 4.3 % (< 5 %)
     assert outcome(result, "device-idle-gaps") == "passed"
-    assert metrics["device_all_idle_fraction"].value == pytest.approx(30 / 230)
+    assert metrics["device_idle_fraction"].value == pytest.approx(30 / 230)
 
 
 def test_the_quality_rule_states_the_profiling_slowdown():

@@ -280,3 +280,29 @@ def test_any_format_spec_validates_and_formats_quickly_or_is_an_error(spec, valu
         assert format_message("{v:" + spec + "}", {"v": value}, {"v": unit}) == formatted
     else:
         assert isinstance(problem, str) and problem
+
+
+@pytest.mark.parametrize("field", ["recommendation", "root_cause"])
+def test_an_unknown_name_in_a_recommendation_or_root_cause_is_refused(tmp_path, capsys, field):
+    """Issue 23 (templates): a recommendation or root cause naming `{device_max_smem_per_sm}` is formatted like
+    the message, so a name the pack does not know would reach the report raw; it is refused at load."""
+    text = "pack: org\nversion: 1\nrules:" + RULE.replace("    recommendation: none\n", "") + \
+        f"    {field}: Keep it under {{totl_time}}.\n" + ("    recommendation: none\n" if field == "root_cause" else "")
+    line = refused(capsys, pack(tmp_path, text), f"{field}: unknown name {{totl_time}}")
+    assert "did you mean 'total_time'" in line
+
+
+def test_literal_braces_in_a_recommendation_are_text_not_names(tmp_path, capsys):
+    text = "pack: org\nversion: 1\nrules:" + RULE.replace("recommendation: none", "recommendation: 'use {1, 2}'")
+    code, lines = validate(capsys, pack(tmp_path, text))
+    assert code == 0, lines
+
+
+def test_a_known_name_in_a_recommendation_leaves_the_rule_as_declared(tmp_path):
+    """The check of a recommendation's names must not touch the rule it reads (a loop once renamed NCU011
+    after the `{device_max_smem_per_sm}` its recommendation names)."""
+    named = RULE.replace("recommendation: none", "recommendation: 'under {total_time}'")
+    text = "pack: org\nversion: 1\nrules:" + named
+    rules = {r.id: r.name for r in load_packs([pack(tmp_path, text)]).rules}
+    assert rules["H001"] == "hostile-rule"
+    assert {r.id: r.name for r in load_packs().rules}["NCU011"] == "occupancy-limited-by-shared-memory"

@@ -232,8 +232,8 @@ def limiters(view: View) -> tuple[list[str], float | None]:
     """The block limits that bind (the smallest; ties all named), and that number of blocks."""
     limits = [(label, _limit_value(view, name)) for name, label, _ in layout()["block_limits"]]
     known = [(label, v) for label, v in limits if v is not None]
-    if not known:
-        return [], None
+    if all(label == "SM" for label, _ in known):  # the SM's limit is the hardware's, not the launch's: alone it
+        return [], None  # says nothing of this launch (a failed one has no launch figures; issue 23)
     least = min(v for _, v in known)
     return [label for label, v in known if v == least], least
 
@@ -355,6 +355,10 @@ def _roofline(view: View) -> Section | None:
     return Section("Roofline", tuple(blocks), "roofline")
 
 
+def _tensor_work(view: View) -> bool:
+    return any((view.raw(name) or 0.0) > 0 for name in ("tensor_instructions", "pipe_tensor_percent"))
+
+
 def _roofline_sentence(view: View) -> str:
     ai, ridge = view.raw("arithmetic_intensity"), view.raw("ridge_point")
     if ai is not None and ridge is not None:
@@ -364,6 +368,12 @@ def _roofline_sentence(view: View) -> str:
     if ai is not None:
         return (f"Arithmetic intensity {view.show('arithmetic_intensity')}; the ridge point is unavailable (it "
                 "needs the device's peak FLOP/s and DRAM bandwidth: `--hardware`).")
+    if _tensor_work(view):  # tensor_work_guard made it unavailable: the FLOP counters miss MMA work
+        shown = [f"{label} {view.show(name)}" for name, label in (("pipe_tensor_percent", "tensor pipe busy"),
+                 ("tensor_instructions", "tensor-pipe instructions")) if _has(view, name)]
+        return ("The kernel cannot be placed on the roofline: it runs matrix math on the tensor cores "
+                f"({', '.join(shown)}), which Nsight Compute's FLOP counters do not count, so its FLOPs per DRAM "
+                "byte would understate the work and wrongly place it on the memory-bound side.")
     return ("The kernel cannot be placed on the roofline: arithmetic intensity is unavailable (it needs FLOP "
             "counts and DRAM bytes). What the export has is below.")
 

@@ -21,6 +21,11 @@ DISAGREE = "disagree"
 NCU_ONLY = "ncu only"
 ADVISOR_ONLY = "advisor only"
 NOT_EVALUATED = "ncu could not evaluate"
+ADVISOR_NOT_EVALUATED = "not evaluated"  # advisor's counterparts lacked inputs: no verdict to set against ncu's
+FORMULA_DIFFERS = "formula differs by version"  # same diagnosis; ncu's release computed the estimate differently
+EVALUATED = ("fired", "passed", "skipped")  # outcomes in which advisor decided (skipped: a prerequisite failed)
+_VERSION = re.compile(r"^\s*(\d{1,4})\.(\d{1,3})")  # "2023.3.0.0" -> (2023, 3); anchored, no backtracking
+INPUT_PATTERNS = {"ncu release": (_VERSION, (" ", "1", "."))}
 INFORMATIONAL = "informational"
 
 
@@ -42,6 +47,36 @@ class _Mapping:
     def matches(self, vendor: VendorFinding) -> bool:
         same_rule = vendor.rule == self.rule if vendor.rule else vendor.section in self.sections
         return same_rule and (self.message is None or bool(self.message.search(vendor.message)))
+
+
+@dataclass(frozen=True)
+class _FormulaChange:
+    rule: str
+    before: tuple[int, int]  # ncu releases older than this computed the estimate the old way
+    was: str  # how, as the reference observed it
+
+
+def _formula_changes(data: dict[str, Any]) -> list[_FormulaChange]:
+    changes = []
+    for e in data.get("formula_changes") or ():
+        version = _release(str(e["before"]))
+        if version is not None:
+            changes.append(_FormulaChange(str(e["rule"]), version, str(e.get("was", ""))))
+    return changes
+
+
+def _release(text: str) -> tuple[int, int] | None:
+    found = _VERSION.match(text[:40])
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _formula_change(analysis: Analysis, vendor: VendorFinding, changes: list[_FormulaChange]) -> _FormulaChange | None:
+    """The change of ncu's formula for this rule that the profile's ncu release predates, if the export
+    names its release (without it no change can be told from a real disagreement)."""
+    release = _release(str(analysis.info.get("profiler_version", "")))
+    if release is None:
+        return None
+    return next((c for c in changes if c.rule == vendor.rule and release < c.before), None)
 
 
 def _mappings(data: dict[str, Any]) -> list[_Mapping]:
@@ -91,6 +126,8 @@ def verdicts(analysis: Analysis) -> list[Verdict]:
     mappings = _mappings(data)
     unusable = re.compile(str(data.get("could_not_evaluate") or r"(?!)"))
     tolerance = float(data.get("speedup_tolerance", 0.0005))
+    changes = _formula_changes(data)
+    outcomes = {o.name: o.outcome for o in analysis.outcomes}
     fired = {f.name: f for f in analysis.findings}
     matched: set[str] = set()
     rows = []
@@ -110,12 +147,21 @@ def verdicts(analysis: Analysis) -> list[Verdict]:
         ours = tuple(fired[n] for n in mapping.ours if n in fired)
         matched.update(f.name for f in ours)
         if not ours:
-            rows.append(Verdict(vendor, (), DISAGREE, f"ncu: {estimate(vendor.speedup, vendor.speedup_scope)}. "
-                                                      f"advisor: {_outcome_text(analysis, mapping.ours)}."))
+            # "disagree" needs a verdict from both tools: counterparts that could not run (missing inputs) give none
+            evaluated = any(outcomes.get(n) in EVALUATED for n in mapping.ours)
+            rows.append(Verdict(vendor, (), DISAGREE if evaluated else ADVISOR_NOT_EVALUATED,
+                                f"ncu: {estimate(vendor.speedup, vendor.speedup_scope)}. "
+                                f"advisor: {_outcome_text(analysis, mapping.ours)}."))
             continue
         causes = sorted({c for f in ours if not f.root_cause for c in _explainers(analysis, f.name)})
         size = _same_size(vendor, ours, tolerance)
-        if causes:
+        change = _formula_change(analysis, vendor, changes) if size.startswith("Estimates differ") else None
+        if change is not None:
+            release = analysis.info.get("profiler_version", "")
+            rows.append(Verdict(vendor, ours, FORMULA_DIFFERS, f"{size} ncu {release} predates a change of this "
+                                                               f"rule's formula ({change.was}); advisor follows "
+                                                               "the current one."))
+        elif causes:
             note = f"advisor traces it to {', '.join(causes)}. {size}".strip()
             rows.append(Verdict(vendor, ours, ROOT_CAUSE, note))
         else:

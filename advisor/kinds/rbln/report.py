@@ -63,19 +63,41 @@ def tldr(analysis: Analysis) -> list[tuple[int, str]]:
         parts = [f"{label} {_share(view.raw(name), span)}" for name, label in layout()["tldr_categories"]
                  if view.raw(name) is not None]
         candidates.append((1, f"**Device busy {_share(view.raw('device_busy'), span)} of its "
-                              f"{fmt.seconds(span)} span**" + (f" ({', '.join(parts)})" if parts else "")
+                              f"{fmt.seconds(span)} span**{_unit_mean(view, span)}"
+                              + (f" ({', '.join(parts)})" if parts else "")
                               + "; profiled runs are slower than unprofiled ones, so read the shares."))
-    layers = analysis.trace.breakdown("layers") if analysis.trace else None
-    if layers and layers.rows:
-        key, values = layers.rows[0]
-        ratio = values[layers.column("dma_ratio")]
-        dma = f", DMA time {fmt.ratio(ratio, '×')} its Neural Engine time" if ratio is not None else ""
-        candidates.append((2, f"**Top layer {code(key)}: {fmt.percent(values[layers.column('share')])} of Neural "
-                              f"Engine time** ({fmt.seconds(values[layers.column('time')])}{dma})."))
+    top = _top_layer(analysis.trace.breakdown("layers") if analysis.trace else None)
+    if top:
+        candidates.append((2, top))
     straggler = _straggler_sentence(analysis)
     if straggler:
         candidates.append((2, straggler))
     return candidates
+
+
+def _unit_mean(view: View, span: float) -> str:
+    """With several devices or chiplets, the device's busy share (their union) and the mean one's differ:
+    name the mean as what it is, the base of the category shares that follow."""
+    unit_busy, busy = view.raw("mean_unit_busy"), view.raw("device_busy")
+    if unit_busy is None or busy is None or abs(unit_busy - busy) <= 1e-12 * span:
+        return ""
+    unit = "chiplet" if view.raw("chiplet_count") else "device"
+    return f" (at least one {unit} running); the mean {unit} is busy {_share(unit_busy, span)}"
+
+
+def _top_layer(layers: Breakdown | None) -> str:
+    """The layer with the most Neural Engine time (the Layers table ranks by device time, so its first row
+    can be a DMA-only layer); none when no layer has measurable Neural Engine time: a 0 % layer is not top."""
+    if not layers or not layers.rows:
+        return ""
+    share, time = layers.column("share"), layers.column("ne_time")
+    key, values = max(layers.rows, key=lambda r: r[1][share] or 0.0)
+    if not values[share]:
+        return ""
+    ratio = values[layers.column("dma_ratio")]
+    dma = f", DMA time {fmt.ratio(ratio, '×')} its Neural Engine time" if ratio else ""  # none for no DMA
+    return (f"**Top layer {code(key)}: {fmt.percent(values[share])} of Neural Engine time** "
+            f"({fmt.seconds(values[time])}{dma}).")
 
 
 def _straggler_sentence(analysis: Analysis) -> str:
@@ -112,10 +134,14 @@ def _overlap_bullets(view: View) -> tuple[str, ...]:
              ("dma_only_time", "only DMA runs (the Neural Engine waits or has nothing to do)"),
              ("ne_dma_overlap_time", "the Neural Engine and DMA overlap"),
              ("ne_starved_time", "the Neural Engine is idle while Task DMA or External HDMA transfers run"),
-             ("device_idle_time", "no device command runs at all"))
+             ("device_idle_time", "no device command runs on any device or chiplet (the device is idle)"))
     for name, what in pairs:
         if view.raw(name) is not None:
             items.append(f"{view.show(name)} ({_share(view.raw(name), span)} of the span): {what}.")
+    unit_idle, idle = view.raw("mean_unit_idle_time"), view.raw("device_idle_time")
+    if unit_idle is not None and idle is not None and span and abs(unit_idle - idle) > 1e-12 * span:
+        items.append(f"{view.show('mean_unit_idle_time')} ({_share(unit_idle, span)} of the span): the mean device "
+                     "or chiplet is idle, waits while another one runs included; not device idle time.")
     if view.raw("host_exposed_time") is not None:
         items.append(
             f"Host work the device does not overlap: {view.show('host_exposed_time')} "

@@ -43,12 +43,13 @@ def test_busy_is_a_union_not_a_sum_and_the_category_table_shows_both():
     assert set(engine.rows) == {"rbln0 / Neural Engine Clusters 0", "rbln0 / Neural Engine Clusters 1"}
 
 
-def test_busy_time_is_the_mean_per_device_and_the_busiest_device_is_the_straggler():
+def test_category_busy_is_the_mean_per_device_and_the_busiest_device_is_the_straggler():
     trace = [S("neural_engine", 0, 10, "0_a_0", device="rbln0"), S("neural_engine", 0, 30, "0_a_0", device="rbln1"),
              S("task_dma", 0, 5, "0_a_1", device="rbln1")]
     summary, m = run(trace)
-    assert m["neural_engine_busy"] == ns(20) and m["device_busy"] == ns(20) and m["device_span"] == ns(30)
-    assert m["device_idle_time"] == ns(10)
+    assert m["neural_engine_busy"] == ns(20) and m["mean_unit_busy"] == ns(20) and m["device_span"] == ns(30)
+    # the device (any of its devices) is busy the whole span; the mean device idles 10 ns
+    assert m["device_busy"] == ns(30) and m["device_idle_time"] == 0 and m["mean_unit_idle_time"] == ns(10)
     assert m["device_count"] == 2 and m["device_imbalance"] == pytest.approx(1.5) and m["straggler_device"] == 1
     assert m["chiplet_count"] is None and m["chiplet_imbalance"] is None
     devices = summary.breakdown("devices")
@@ -122,7 +123,8 @@ def test_transfer_bytes_and_bandwidth_over_busy_time_summed_over_units():
 def test_missing_categories_are_unavailable_not_zero():
     _, m = run([S("neural_engine", 0, 10, "0_a_0")])
     for name in ("comm_busy", "comm_exposed_time", "device_hdma_busy", "device_sync_commands", "task_dma_bytes",
-                 "ne_starved_time", "dma_only_time", "ne_cycles", "ne_efficiency_median", "sync_wait_skew",
+                 "ne_starved_time", "task_dma_exposed_time", "dma_only_time", "ne_cycles", "ne_efficiency_median",
+                 "sync_wait_skew",
                  "device_imbalance", "weight_stream_share", "first_command_barrier_time", "warmup_span",
                  "sequence_span_cv", "unmatched_slices", "trace_truncated", "dropped_packets"):
         assert m[name] is None, name
@@ -338,7 +340,7 @@ def test_gap_count_counts_holes_of_a_microsecond_or_more():
              S("task_dma", 6000, 100)]
     _, m = run(trace)
     assert m["gap_count"] == 2 and m["largest_gap"] == ns(1500)  # 500 ns is under the 1 µs floor
-    assert m["device_all_idle_time"] == ns(500 + 1500 + 1000) and m["device_idle_time"] == ns(3000)
+    assert m["device_idle_time"] == ns(500 + 1500 + 1000) and m["mean_unit_idle_time"] == ns(3000)
 
 
 def test_a_name_holding_a_newline_is_parsed_one_by_one():

@@ -6,6 +6,7 @@ application output around it. Every kernel launch in the file is a profile entry
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError
@@ -55,22 +56,86 @@ def _launches(path: Path, options: LoadOptions) -> tuple[str, list[Launch]]:
                               "not profiled")
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """A launch ncu could not measure: named in every profile's notes, left out of the run (issue 23)."""
+
+    name: str  # `<ID> <function>`
+    why: str
+
+
+def _failure(launch: Launch, profile: Profile | None, others_timed: bool) -> str | None:
+    """Why the launch holds no data to analyse, or None. No usable number at all; or no duration while ncu's
+    rules report errors (an incomplete result: NaN values) or the file's other launches have one."""
+    if profile is None:
+        return "every value is n/a or nan"
+    if profile.values.get("total_time") is not None:
+        return None
+    errors = sum(rule.type == "ERR" for rule in launch.rules)
+    if errors:
+        return f"no duration, and {errors} of ncu's rule results are errors"
+    return "no duration, unlike the other launches" if others_timed else None
+
+
+def _failure_note(failed: list[_Failed], total: int) -> str:
+    named = "; ".join(f"{f.name} has no data ({f.why})" for f in failed[:5])
+    more = f"; and {len(failed) - 5} more" if len(failed) > 5 else ""
+    return (f"{total - len(failed)} of {total} launches have data: {named}{more}. ncu could not measure "
+            f"{'it' if len(failed) == 1 else 'them'}; the run's totals, ranking and Amdahl figures leave "
+            f"{'it' if len(failed) == 1 else 'them'} out.")
+
+
 def load(path: Path, options: LoadOptions) -> list[Profile]:
-    """Every kernel launch in the file, in file order."""
+    """Every kernel launch in the file with data, in file order; failed launches are named in the notes."""
     fmt, launches = _launches(path, options)
     if not launches:
         raise AdvisorError(str(path), "no kernel launches in it")
-    names = [entry_name(launch) for launch in launches]
     seen: set[str] = set()
     for launch in launches:  # two runs in one file reuse IDs: their launches are kept apart, then refused
         if launch.id in seen:
             raise AdvisorError(str(path), f"two launches share the ID {launch.id[:40]}: the file holds more than "
                                           "one ncu run; export one run per file")
         seen.add(launch.id)
+    names = [entry_name(launch) for launch in launches]
     shape = f"{len(launches)} kernel launch{'es' if len(launches) != 1 else ''}"
-    profiles = [p for launch in launches if (p := to_profile(launch, str(path), fmt, shape, names)) is not None]
-    if not profiles:
+    candidates = [to_profile(launch, str(path), fmt, shape, names) for launch in launches]
+    timed = sum(p is not None and p.values.get("total_time") is not None for p in candidates)
+    failed: list[_Failed] = []
+    kept: list[tuple[Launch, Profile]] = []
+    for launch, profile in zip(launches, candidates, strict=True):
+        why = _failure(launch, profile, timed > 0)
+        if why is None and profile is not None:
+            kept.append((launch, profile))
+        else:
+            failed.append(_Failed(entry_name(launch), why or "no data"))
+    if not kept:
         values = sum(len(launch.rows) for launch in launches)
         raise AdvisorError(str(path), f"no usable metric ({values} field{'' if values == 1 else 's'}, none numeric): "
                                       "every value is n/a or nan — the profiler could not measure these launches")
-    return profiles
+    _refuse_failed_pick(str(path), options, failed, kept)
+    if not failed:
+        return [profile for _, profile in kept]
+    note = _failure_note(failed, len(launches))
+    usable = [entry_name(launch) for launch, _ in kept]
+    shape = f"{len(kept)} of {shape} with data"
+    return [_with_note(launch, profile, note, usable, shape) for launch, profile in kept]
+
+
+def _with_note(launch: Launch, profile: Profile, note: str, usable: list[str], shape: str) -> Profile:
+    many = len(usable) > 1
+    source = replace(profile.source, shape=shape, entry=entry_name(launch) if many else None,
+                     entries=tuple(usable) if many else ())
+    return replace(profile, source=source, notes=(*profile.notes, note))
+
+
+def _refuse_failed_pick(where: str, options: LoadOptions, failed: list[_Failed],
+                        kept: list[tuple[Launch, Profile]]) -> None:
+    """`--kernel 4` naming a launch ncu could not measure gets that reason, not "no such entry"."""
+    pick = options.option("kernel") or options.entry
+    if pick is None or any(pick == entry_name(launch) or pick in entry_name(launch).split(" ", 1)
+                           or pick in launch.kernel for launch, _ in kept):
+        return  # a launch with data answers to it (as advisor.api.choose matches)
+    for f in failed:
+        if pick == f.name or pick in f.name.split(" ", 1):
+            raise AdvisorError(where, f"--kernel {pick}: launch {f.name} has no data ({f.why}); ncu could not "
+                                      "measure it, so there is nothing to analyse")
