@@ -61,10 +61,23 @@ def executor(workers: int | None, scheduler: str | None, tasks: int | None = Non
         started = starter.submit(_start_local, count)
         try:
             yield _Starting(started), count
+        except BaseException:
+            _quiet_shutdown()
+            raise
         finally:
             cluster, client = started.result()
             client.close()
             cluster.close()
+
+
+def _quiet_shutdown() -> None:
+    """A run stopped (Ctrl-C, an error) closes the cluster under tasks still in flight: their connections
+    close mid-call, and tornado and distributed log each as an ERROR with a traceback. The run's own one line
+    says what happened; those logs are noise for a stop the user asked for."""
+    noisy = ("tornado", "distributed", "asyncio")
+    for name in [*noisy, *logging.root.manager.loggerDict]:  # children too: distributed sets their levels
+        if name.split(".")[0] in noisy:
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _start_local(count: int):
