@@ -284,8 +284,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
+    from advisor.core.interrupts import Interrupts
+
     try:
-        return _run(args)
+        with Interrupts().installed() as interrupts:
+            args.interrupted = interrupts.check  # long loops call it: see core/interrupts.py
+            code = _run(args)
+            interrupts.check()  # a Ctrl-C whose exception Python dropped still ends the command as interrupted
+            return code
     except Exception as exc:  # mapped to an exit code; re-raised with --debug
         where = getattr(args, "input", None) or " ".join(map(str, getattr(args, "inputs", []))) or args.command
         return _exit_code(exc, args.debug, str(where), args.command)

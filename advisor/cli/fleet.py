@@ -69,7 +69,7 @@ def fleet(args: argparse.Namespace) -> int:
 
         show = None if args.quiet or not sys.stderr.isatty() else _progress_line
         result = run_fleet(found, store, analyze_options, LocalPool(args.workers, args.scheduler), args.label,
-                           args.force, show)
+                           args.force, show, getattr(args, "interrupted", None))
         if show:
             print(file=sys.stderr)
         for missing in result.missing:

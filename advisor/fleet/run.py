@@ -160,9 +160,12 @@ def _start(pool: Pool | SizedPool, tasks: int) -> contextlib.AbstractContextMana
 
 def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Pool | SizedPool,
               label: str | None = None,
-              force: bool = False, progress: Callable[[Progress], None] | None = None) -> RunResult:
+              force: bool = False, progress: Callable[[Progress], None] | None = None,
+              interrupted: Callable[[], None] | None = None) -> RunResult:
     """Analyse every profile `found` (`discover`) not yet in `store` on the executor `pool()` gives (an
-    executor and how many tasks it runs at once), started only when there is something to analyse."""
+    executor and how many tasks it runs at once), started only when there is something to analyse.
+    `interrupted` raises KeyboardInterrupt when Ctrl-C was pressed (checked after each task: see
+    core/interrupts.py)."""
     from advisor.kinds import names
 
     fleet = run_settings()
@@ -189,6 +192,8 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
                     committer.add(outcomes)
                 if progress:
                     progress(Progress(committer.done, len(items), committer.failed))
+                if interrupted:
+                    interrupted()
             committer.flush()
     return RunResult(len(found.candidates), committer.done - committer.failed, committer.failed, unchanged,
                      tuple(duplicates), found.skipped, found.missing, tuple(lost), run)
