@@ -19,6 +19,11 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def load_yaml_text(text: str, where: str, allow_aliases: bool = False) -> Any:
     """Parse YAML with the safe loader. Aliases are refused: a few bytes of anchors can expand to
     billions of nodes when the result is walked (the "billion laughs" alias bomb)."""
+    return load_yaml_document(text, where, allow_aliases)[0]
+
+
+def load_yaml_document(text: str, where: str, allow_aliases: bool = False) -> tuple[Any, yaml.Node | None]:
+    """The loaded data and the node tree it was built from (its marks give line numbers), from one parse."""
     if len(text) > MAX_YAML_BYTES:
         raise AdvisorError(where, f"YAML file is larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
     try:
@@ -27,7 +32,7 @@ def load_yaml_text(text: str, where: str, allow_aliases: bool = False) -> Any:
         try:
             root = loader.get_single_node()
             _refuse_duplicate_keys(root, where)
-            return loader.construct_document(root) if root is not None else None
+            return (loader.construct_document(root) if root is not None else None), root
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
@@ -106,6 +111,11 @@ def _line(event: yaml.Event) -> str:
 
 
 def load_yaml_file(path: Path, allow_aliases: bool = False) -> Any:
+    return load_yaml_file_document(path, allow_aliases)[0]
+
+
+def load_yaml_file_document(path: Path, allow_aliases: bool = False) -> tuple[Any, yaml.Node | None]:
+    """A YAML file's data and node tree (`load_yaml_document`), read once as a regular file."""
     from advisor.core.regular import read_regular
 
     data = read_regular(path, MAX_YAML_BYTES, "a YAML file")
@@ -113,4 +123,4 @@ def load_yaml_file(path: Path, allow_aliases: bool = False) -> Any:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise AdvisorError(str(path), "not UTF-8 text") from None
-    return load_yaml_text(text, str(path), allow_aliases=allow_aliases)
+    return load_yaml_document(text, str(path), allow_aliases=allow_aliases)

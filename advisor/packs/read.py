@@ -13,7 +13,7 @@ import yaml
 from advisor import kinds
 from advisor.core.errors import AdvisorError
 from advisor.core.resources import shipped_dir
-from advisor.core.yamlsafe import load_yaml_file
+from advisor.core.yamlsafe import load_yaml_file_document
 from advisor.packs.model import PackError
 
 
@@ -40,11 +40,7 @@ def item_lines(root: yaml.Node | None) -> dict[tuple[str, int], int]:
 
 
 def read_file(path: Path) -> RawFile:
-    data = load_yaml_file(path)  # limits, safe tags, no aliases, no key twice: the tree below is as bounded
-    try:
-        root = yaml.compose(path.read_text(encoding="utf-8-sig"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, UnicodeError, yaml.YAMLError):  # changed since it was loaded: no lines, no duplicates
-        root = None
+    data, root = load_yaml_file_document(path)  # limits, safe tags, no aliases, no key twice; its lines
     if not isinstance(data, dict):
         raise PackError([f"{path}: a rule pack file must be a YAML mapping"])
     bad_keys = [k for k in data if not isinstance(k, str)]
