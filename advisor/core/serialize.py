@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from advisor.core import units
 from advisor.core.analysis_schema import (
     ANALYSIS_MEMORY_SHARE,
     DEFAULT_MAX_MEMORY,
@@ -44,6 +44,7 @@ from advisor.core.model import (
     SourceInfo,
     VendorFinding,
 )
+from advisor.core.regular import open_regular, require_regular_file
 from advisor.core.trace import Breakdown, BreakdownColumn, EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
 
 SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
@@ -308,29 +309,21 @@ def read_if_analysis(path: Path, max_memory: int = DEFAULT_MAX_MEMORY) -> Analys
     if path.suffix.lower() != ".json":
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO must not block the open
-    except OSError:
-        return None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        return None  # a FIFO, a device or a folder: the readers refuse it with their own line
-    with os.fdopen(fd, "rb") as handle:
-        try:
-            head = handle.read(4096)
-            if b'"advisor_version"' not in head and b'"schema_version"' not in head:
-                return None
-            limit = analysis_size_limit(max_memory)
-            if info.st_size > limit:
-                raise AdvisorError(str(path), f"a saved analysis of {info.st_size / 2**20:.1f} MiB is more than the "
-                                              f"{limit / 2**20:.0f} MiB limit (1/{ANALYSIS_MEMORY_SHARE} of "
-                                              "--max-memory); raise --max-memory to read it")
-            data = head + handle.read(limit + 1 - len(head))
-        except OSError:
+        require_regular_file(path)
+    except AdvisorError:
+        return None  # missing, a FIFO, a device or a folder: the profile readers refuse it with their own line
+    limit = analysis_size_limit(max_memory)
+    too_large = AdvisorError(str(path), f"a saved analysis larger than the {units.bytes_(limit)} limit "
+                                        f"(1/{ANALYSIS_MEMORY_SHARE} of --max-memory); raise --max-memory to read it")
+    with open_regular(path, "an analysis JSON") as handle:  # checked again on the open handle
+        head = handle.read(4096)
+        if b'"advisor_version"' not in head and b'"schema_version"' not in head:
             return None
+        if os.fstat(handle.fileno()).st_size > limit:
+            raise too_large
+        data = head + handle.read(limit + 1 - len(head))
     if len(data) > limit:  # it grew while being read
-        raise AdvisorError(str(path), f"a saved analysis larger than the {limit / 2**20:.0f} MiB limit "
-                                      f"(1/{ANALYSIS_MEMORY_SHARE} of --max-memory); raise --max-memory to read it")
+        raise too_large
     return decode_analysis(data, str(path))
 
 

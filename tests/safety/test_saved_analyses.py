@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from tests_support import FIXTURES, ROOT, SAMPLES
 
 from advisor.cli import main
-from advisor.core import analysis_schema, serialize
+from advisor.core import analysis_schema, serialize, units
 from advisor.core.errors import AdvisorError
 from advisor.report.render import render
 
@@ -130,7 +130,9 @@ def test_a_saved_analysis_is_bounded_by_max_memory(saved_data, tmp_path, capsys)
     path.write_text(json.dumps(saved_data))
     size = path.stat().st_size
     err = _error_of(capsys, path, "--max-memory", str(size * 8))
-    assert "more than the 0 MiB limit (1/16 of --max-memory); raise --max-memory to read it" in err
+    limit = units.bytes_(size * 8 // 16)
+    assert f"a saved analysis larger than the {limit} limit (1/16 of --max-memory); raise --max-memory to read " \
+           "it" in err
     assert serialize.analysis_size_limit() == 128 * 2**20
     assert main(["report", str(path), "-o", str(tmp_path / "ok.md"), "--max-memory", str(size * 16)]) == 0
 
