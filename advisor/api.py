@@ -116,7 +116,7 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
         metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
         outcomes=result.outcomes, packs={p.name: p.version for p in ruleset.packs},
         notes=tuple(_notes(profile, hw, metrics, chosen_by)), investigation=investigation, trace=trace,
-        vendor_findings=profile.vendor_findings, settings=settings, kind=profile.kind,
+        vendor_findings=profile.vendor_findings, settings=settings, bounds=result.bounds, kind=profile.kind,
     )
 
 
@@ -179,7 +179,8 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     analyses = [analyze_profile(p, ruleset, options.hardware, options.selection,
                                 options.context if p is profile else None, chosen_by, options.config)
                 for p in profiles]
-    return with_overview(analyses, [p.source.entry or "profile" for p in profiles], profiles.index(profile))
+    return with_overview(analyses, [p.source.entry or "profile" for p in profiles], profiles.index(profile),
+                         ruleset, options.selection, _hidden)
 
 
 def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options: AnalyzeOptions,
@@ -216,7 +217,9 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
         chosen = max(range(len(analyses)), key=lambda i: (analyses[i].value("total_time") or 0.0, -i))
     if options.context is not None:  # the investigation context belongs to the profile reported in full
         analyses[chosen] = analyze(members[chosen][1], replace(plain, context=options.context), packs=packs)
-    return with_overview(analyses, names, chosen)
+    kind = analyses[chosen].kind  # the members' rules, for the cross-member findings
+    ruleset = packs.get(kind) if packs is not None else load_packs(options.rule_paths, kind=kind)
+    return with_overview(analyses, names, chosen, ruleset, options.selection, _hidden)
 
 
 def _pooled(pool: Executor, paths: Sequence[Path], options: AnalyzeOptions, progress: Progress | None,

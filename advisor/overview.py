@@ -1,14 +1,23 @@
 """Several profiles of one input (cores of a file, ranks of a capture, kernels of a run): the chosen
-analysis, carrying one overview row per profile with the columns the kind's report.yaml names."""
+analysis, carrying one overview row per profile with the columns the kind's report.yaml names. When the
+profiles are members of one piece of work (the kind's `members:` block), the chosen one's rules run again
+with the cross-member metrics (advisor/metrics/members.py), so a straggler is a finding like any other."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from advisor.core.model import Analysis, OverviewColumn, ProfileOverview
+from advisor.core.model import Analysis, Finding, Hardware, HiddenFinding, Metric, OverviewColumn, ProfileOverview
+from advisor.engine.evaluate import Selection, evaluate
 from advisor.kinds import get as get_kind
+from advisor.metrics.members import member_metrics, member_spec
+from advisor.packs.model import RuleSet
+
+# What --ignore hid, found by evaluating again without it (advisor.api._hidden): recomputed on the new metrics
+Hidden = Callable[[RuleSet, dict[str, Metric], Hardware | None, Selection, Sequence[Finding]],
+                  tuple[HiddenFinding, ...]]
 
 
 def _where(analysis: Analysis, fields: Sequence[str]) -> str | None:
@@ -43,7 +52,31 @@ def overview_row(analysis: Analysis, name: str, analysed: bool) -> ProfileOvervi
         gain=best.estimated_speedup if best else None, gain_finding=best.name if best else "")
 
 
-def with_overview(analyses: Sequence[Analysis], names: Sequence[str], chosen: int) -> Analysis:
-    """The chosen analysis, carrying an overview of all of them."""
+def with_members(analyses: Sequence[Analysis], chosen: int, ruleset: RuleSet, selection: Selection | None = None,
+                 hidden: Hidden | None = None) -> Analysis:
+    """The chosen analysis with its cross-member metrics, its rules evaluated again with them; as it was when
+    the kind's profiles are not members of one piece of work."""
+    analysis = analyses[chosen]
+    spec = member_spec(analysis.kind)
+    if spec is None:
+        return analysis
+    added = member_metrics([a.metrics for a in analyses], chosen, spec, ruleset.inputs)
+    metrics = dict(sorted({**analysis.metrics, **added}.items()))
+    selection = selection or Selection()
+    result = evaluate(ruleset, metrics, analysis.hardware, selection)
+    settings = analysis.settings
+    if settings is not None and hidden is not None:
+        settings = replace(settings, hidden=hidden(ruleset, metrics, analysis.hardware, selection, result.findings))
+    return replace(analysis, metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
+                   outcomes=result.outcomes, settings=settings, bounds=result.bounds)
+
+
+def with_overview(analyses: Sequence[Analysis], names: Sequence[str], chosen: int, ruleset: RuleSet | None = None,
+                  selection: Selection | None = None, hidden: Hidden | None = None) -> Analysis:
+    """The chosen analysis, carrying an overview of all of them; with the rule set, also its cross-member
+    findings (the overview's row of it shows them)."""
+    analyses = list(analyses)
+    if ruleset is not None and len(analyses) > 1:
+        analyses[chosen] = with_members(analyses, chosen, ruleset, selection, hidden)
     rows = tuple(overview_row(a, n, i == chosen) for i, (a, n) in enumerate(zip(analyses, names, strict=True)))
     return replace(analyses[chosen], entries=rows)

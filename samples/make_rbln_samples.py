@@ -17,6 +17,9 @@ what the RBLN docs and one public reader say a trace holds (reference §1.4-§1.
                 no `W` on Host commands); fused layers `fused(a+b+c)`; command indices may skip
     arguments   a `Slice Arguments` debug annotation, JSON text: `{"transfer": [":<N>Byte"]}` on transfers,
                 `{"comp_cycle": [<n>]}` on Neural Engine commands
+    schedule    Neural DMA double-buffered (a command's tile streams in while the previous command
+                computes) except where a scenario models its absence (atom_cnn: the Neural Engine idles
+                under each tile's Neural DMA) or Neural DMA is the bottleneck (weight_dma)
     flows       External HDMA upload -> first Task DMA; Task DMA -> its Neural Engine command; Neural Engine
                 -> spill Task DMA -> next command; last command -> output Task DMA -> External HDMA
                 download; RSD: leaf Device HDMA -> root Device Sync -> root Device HDMA and -> each leaf's
@@ -66,7 +69,7 @@ ENCODINGS = ("interned", "inline", "complete", "defaults", "incremental_clock", 
 # info-level: a scenario lists one when it is meant to show it; tests compare the rest exactly.
 INFO_RULES = frozenset({"trace-quality", "unattributable-names"})
 SCENARIOS: dict[str, tuple[str, ...]] = {
-    "atom_cnn": ("hot-layer",),
+    "atom_cnn": ("hot-layer", "ne-idle-under-neural-dma"),
     "atom_rsd": ("multi-device-comm-exposed", "device-imbalance"),
     "rebel100": ("chiplet-imbalance",),
     "before": ("ne-starved-by-transfers", "dma-bound-layers"),
@@ -85,6 +88,11 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
     "inline_names": ("unattributable-names",),
     "clean": (),
 }
+
+# Scenarios whose Neural DMA is not double-buffered (every other one prefetches each command's tile under
+# the previous command): atom_cnn models the missing prefetch, weight_dma streams weights as fast as Neural
+# DMA can (it is the busiest unit, so prefetch could not hide it).
+NOT_PREFETCHED = frozenset({"atom_cnn", "weight_dma"})
 
 # The documented name pattern (reference §3.3; advisor/kinds/rbln/data/names.yaml).
 NAME_RE = re.compile(r"^(?:i(?P<inst>\d+)_)?(?P<seq>\d+)_(?:W(?P<wl>\d+)_)?(?P<layer>.+?)_(?P<cmd>\d+)$")
@@ -215,9 +223,14 @@ class Layer:
 
 @dataclass(frozen=True)
 class Knobs:
-    gap: float = 0.3  # Neural Engine idle before each command, share of the command (Neural DMA runs then)
-    lead: float = 0.8  # Neural DMA starts this share of its own length before its Neural Engine command
-    tail: int = 1  # a Neural Engine command ends at least this long after its Neural DMA (µs)
+    # Neural DMA double-buffered (the compiler's prefetch): a command's tile streams in while the previous
+    # command computes, and the command starts once it is in. False: it streams in just before its own
+    # command, `lead` of it with the Neural Engine idle (no prefetch: the NE idles under Neural DMA).
+    prefetch: bool = True
+    gap: float = 0.08  # Neural Engine idle before each command (dispatch; without prefetch the Neural DMA
+    # lead runs then), share of the command
+    lead: float = 0.8  # without prefetch: Neural DMA starts this share of its own length before its command
+    tail: int = 1  # without prefetch: a Neural Engine command ends at least this long after its Neural DMA (µs)
     dep: int = 1  # Task DMA end -> Neural Engine start (µs)
     spread: float = 0.03  # ± relative spread of every duration from call to call
     slow: float = 1.0  # Neural Engine commands take this much longer (same cycles: a slower device)
@@ -293,10 +306,15 @@ def run_layers(m: Model, u: Unit, pfx: str, layers: Iterable[Layer], t: int, rng
             if spill_src is not None:
                 ready = max(ready, u.free["tdma"] + kn.dep)
             dn = jit(rng, n_bytes / NDMA_BPUS, kn.spread) if layer.ndma else 0
-            lead = max(round(kn.lead * dn), dn + kn.tail - d) if dn else 0
-            s = max(u.at(layer.engine, t) + round(kn.gap * d), ready, u.at("ndma", t) + lead)
-            if dn:
-                u.add(m, "ndma", name(), s - lead, dn, transfer=n_bytes)
+            if kn.prefetch:  # into the second buffer while the previous command computes from the first
+                if dn:
+                    u.add(m, "ndma", name(), u.at("ndma", max(t, prev_start)), dn, transfer=n_bytes)
+                s = max(u.at(layer.engine, t) + round(kn.gap * d), ready, u.free["ndma"] if dn else 0)
+            else:
+                lead = max(round(kn.lead * dn), dn + kn.tail - d) if dn else 0
+                s = max(u.at(layer.engine, t) + round(kn.gap * d), ready, u.at("ndma", t) + lead)
+                if dn:
+                    u.add(m, "ndma", name(), s - lead, dn, transfer=n_bytes)
             e_idx = u.add(m, layer.engine, name(), s, d, cycles=cycles if layer.engine == "ne" else None)
             for src in [t_idx, spill_src, *pending]:  # pending: no Task DMA yet, the upload feeds the command
                 m.flow(src, e_idx)
@@ -480,9 +498,12 @@ def _atom(rng: random.Random, layers: Callable[[int], list[Layer]], seqs: int, k
     return m
 
 
+NO_PREFETCH = Knobs(prefetch=False, gap=0.3)  # each tile's Neural DMA runs before its command, the NE idle
+
+
 def scn_atom_cnn(rng: random.Random) -> Model:
     layers = resnet50(4, hot=16.0)
-    return _atom(rng, lambda s: layers, 6, Knobs(), Io(upload=4 * 150_528))
+    return _atom(rng, lambda s: layers, 6, NO_PREFETCH, Io(upload=4 * 150_528))
 
 
 def scn_clean(rng: random.Random) -> Model:
@@ -509,7 +530,8 @@ def scn_weight_dma(rng: random.Random) -> Model:
     c = Llm(blocks=8, proj=40.0, ndma=1.3, density=0.22, attn_density=0.85, attn_ndma=1.3, norm_density=0.8,
             lm_head=9.0, tdma=8192, kv_tdma=65_536, attn_cmds=4, attn=12.0)
     layers = llm_layers(c)
-    return _atom(rng, lambda s: layers, 5, Knobs(gap=0.0), LLM_IO)
+    # Neural DMA is the bottleneck: each tile streams in as its command consumes it, prefetch or not
+    return _atom(rng, lambda s: layers, 5, Knobs(prefetch=False, gap=0.0), LLM_IO)
 
 
 def scn_kv_spill(rng: random.Random) -> Model:
@@ -527,7 +549,8 @@ def scn_host_fallback(rng: random.Random) -> Model:
     layers = resnet50(4)
     fb = {i: (f"{blk}.topk", 110, 65_536) for blk in ("layer2.3", "layer3.5")
           for i, x in enumerate(layers) if x.name.startswith(f"fused({blk}.bn1")}
-    return _atom(rng, lambda s: layers, 6, Knobs(), Io(upload=4 * 150_528), fallbacks=fb)
+    # no dispatch gap: the host operations are the device's idle time this scenario is about
+    return _atom(rng, lambda s: layers, 6, Knobs(gap=0.0), Io(upload=4 * 150_528), fallbacks=fb)
 
 
 def scn_io_heavy(rng: random.Random) -> Model:
@@ -537,7 +560,8 @@ def scn_io_heavy(rng: random.Random) -> Model:
 
 def scn_first_barrier(rng: random.Random) -> Model:
     layers = resnet50(1, weights=0.3)
-    return _atom(rng, lambda s: layers, 6, Knobs(), Io(upload=4 * 120_000, chunks=4, chunk_gap=12))
+    # no dispatch gap: the wait for the upload is the device's idle time this scenario is about
+    return _atom(rng, lambda s: layers, 6, Knobs(gap=0.0), Io(upload=4 * 110_000, chunks=4, chunk_gap=12))
 
 
 JITTER_CTX = (1.0, 2.6, 0.6, 1.9, 0.5, 2.4, 0.9, 1.5)  # context length of each decode step, relative
@@ -1023,34 +1047,37 @@ def write_large_trace(path: Path, target_bytes: int, seed: int = 0) -> int:
 
 SHAPES: dict[str, dict[str, tuple[float, float]]] = {
     "atom_cnn": {"neural_engine_busy_fraction": (0.65, 0.80), "top_layer_share": (0.30, 0.40),
-                 "top3_layer_share": (0.30, 0.45), "ne_starved_fraction": (0.0, 0.08)},
+                 "top3_layer_share": (0.30, 0.45), "ne_starved_fraction": (0.0, 0.08),
+                 "ne_idle_under_neural_dma_fraction": (0.20, 0.26)},
     "atom_rsd": {"comm_exposed_fraction": (0.18, 0.26), "device_imbalance": (1.22, 1.36),
                  "ne_imbalance_ratio": (1.45, 1.65), "straggler_device": (2, 2), "units": (4, 4),
-                 "device_idle_fraction": (0.0, 0.05)},
+                 "device_idle_fraction": (0.0, 0.05), "ne_idle_under_neural_dma_fraction": (0.0, 0.05)},
     "rebel100": {"chiplet_imbalance": (1.18, 1.30), "straggler_chiplet": (3, 3), "units": (4, 4),
                  "sequence_count": (6, 6), "comm_exposed_fraction": (0.005, 0.05),
-                 "general_compute_busy_fraction": (0.001, 0.02)},
+                 "general_compute_busy_fraction": (0.001, 0.02), "ne_idle_under_neural_dma_fraction": (0.0, 0.05)},
     "before": {"ne_starved_fraction": (0.30, 0.50), "dma_bound_layer_fraction": (0.25, 0.40),
-               "neural_engine_busy_fraction": (0.40, 0.60)},
+               "neural_engine_busy_fraction": (0.40, 0.60), "ne_idle_under_neural_dma_fraction": (0.0, 0.05)},
     "after": {"ne_starved_fraction": (0.0, 0.08), "dma_bound_layer_fraction": (0.0, 0.05),
-              "neural_engine_busy_fraction": (0.62, 0.78)},
+              "neural_engine_busy_fraction": (0.72, 0.85), "ne_idle_under_neural_dma_fraction": (0.0, 0.08)},
     "ne_compute": {"neural_engine_busy_fraction": (0.95, 1.0), "dma_only_fraction": (0.0, 0.02),
                    "neural_dma_busy_fraction": (0.12, 0.25)},
     "weight_dma": {"neural_dma_busy_fraction": (0.95, 1.0), "neural_engine_busy_fraction": (0.70, 0.82),
                    "ne_only_fraction": (0.0, 0.03), "weight_stream_share": (0.80, 1.0),
-                   "ne_efficiency_median": (0.0, 0.35), "top_layer_share": (0.0, 0.15)},
+                   "ne_efficiency_median": (0.0, 0.35), "top_layer_share": (0.0, 0.15),
+                   # the Neural Engine idles under Neural DMA, but Neural DMA is the busiest unit: no room to hide it
+                   "ne_idle_under_neural_dma_fraction": (0.18, 0.26), "pipeline_headroom_fraction": (0.0, 0.04)},
     "kv_spill": {"task_dma_busy_fraction": (0.40, 0.65), "task_dma_mib_per_sequence": (350, 450),
                  "ne_starved_fraction": (0.0, 0.15)},
-    "host_gaps": {"host_between_sequences_share": (0.27, 0.36), "device_idle_fraction": (0.22, 0.34)},
-    "host_fallback": {"host_in_sequence_share": (0.065, 0.09), "device_idle_fraction": (0.0, 0.12)},
+    "host_gaps": {"host_between_sequences_share": (0.27, 0.36), "device_idle_fraction": (0.25, 0.38)},
+    "host_fallback": {"host_in_sequence_share": (0.065, 0.10), "device_idle_fraction": (0.0, 0.12)},
     "io_heavy": {"external_hdma_busy_fraction": (0.18, 0.24), "first_command_barrier_share": (0.0, 0.05)},
     "first_barrier": {"first_command_barrier_share": (0.13, 0.20), "external_hdma_busy_fraction": (0.0, 0.12),
                       "ne_starved_fraction": (0.0, 0.16)},
     "weight_streaming": {"external_hdma_after_warmup_fraction": (0.38, 0.50), "ne_starved_fraction": (0.0, 0.12)},
     "jitter": {"sequence_span_cv": (0.22, 0.32), "sequence_count": (8, 8)},
     "inline_names": {"unattributable_ne_share": (0.18, 0.30)},
-    "clean": {"neural_engine_busy_fraction": (0.65, 0.78), "neural_dma_busy_fraction": (0.25, 0.40),
-              "host_between_sequences_share": (0.02, 0.06)},
+    "clean": {"neural_engine_busy_fraction": (0.76, 0.87), "neural_dma_busy_fraction": (0.30, 0.45),
+              "host_between_sequences_share": (0.02, 0.06), "ne_idle_under_neural_dma_fraction": (0.0, 0.06)},
 }
 assert set(SHAPES) == set(SCENARIOS)
 
@@ -1096,7 +1123,7 @@ def _union(iv: Iterable[tuple[int, int]]) -> int:
 
 def figures(m: Model) -> dict:
     """Key figures of a model for its README: span, per-category busy (mean over units), NE idle
-    while transfers run, top layers, imbalance."""
+    while Task DMA or External HDMA run, NE idle while only Neural DMA runs, top layers, imbalance."""
     by_uuid = {t.uuid: t for t in m.tracks}
 
     def unit(t: Track) -> tuple[int, int]:
@@ -1118,6 +1145,7 @@ def figures(m: Model) -> dict:
          "busy": {TITLES[c]: busy({c}) for c in ("ne", "ndma", "tdma", "ehdma", "dhdma", "dsync", "gce")
                   if any(t.cat == c for _, t in rows)}}
     f["ne_starved"] = busy({"ne", "tdma", "ehdma"}) - busy({"ne"})
+    f["ne_idle_ndma"] = busy({"ne", "ndma", "tdma", "ehdma"}) - busy({"ne", "tdma", "ehdma"})
     f["comm_exposed"] = busy({"ne", "dhdma", "dsync"}) - busy({"ne"})
     ne = [(s, t) for s, t in rows if t.cat == "ne"]
     ne_all = _union((s.start, s.start + s.dur) for s, _ in ne)
@@ -1188,8 +1216,11 @@ def write_samples(root: Path = HERE) -> list[Path]:
          "(`0_fused(layer1.2+layer1.2.bn3+layer1.2.conv3)_3`), `maxpool`, `avgpool`, `fc`; command indices skip "
          "where commands were omitted. Each call: host pre-processing, the input upload (External HDMA, flow to "
          "the first Task DMA), per command a Task DMA of weights prefetched during the previous command (flow to "
-         "its Neural Engine command), a Neural DMA alongside (no flow) and the Neural Engine command with its "
-         "`comp_cycle`; then the output Task DMA, the download and host post-processing. The 7×7 stem "
+         "its Neural Engine command), the command's Neural DMA (no flow) and the Neural Engine command with its "
+         "`comp_cycle`; then the output Task DMA, the download and host post-processing. Neural DMA is not "
+         "double-buffered here: each command's tile streams in only after the previous command ended, and the "
+         "Neural Engine idles until most of it is in (the other samples prefetch it under the previous command). "
+         "The 7×7 stem "
          "`fused(bn1+conv1+relu)` on three input channels is poorly mapped: it runs 17× longer than its MACs "
          "warrant, at a low cycle density."),
     ):
@@ -1210,10 +1241,13 @@ def write_samples(root: Path = HERE) -> list[Path]:
 {LAYOUT_A}
 
 **Key figures** (of the device span, {f['span_ms']:.2f} ms): {_busy(f)}; the Neural Engine idle while Task DMA or
-External HDMA run {pct(f['ne_starved'])}. Top layers by Neural Engine time: {_layers(f)}.
+External HDMA run {pct(f['ne_starved'])}, while only Neural DMA runs {pct(f['ne_idle_ndma'])}. Top layers by Neural
+Engine time: {_layers(f)}.
 
 **What advisor should find:** {_expect(name)} — the stem is {pct(f['layers'][0][0])} of the Neural Engine's busy
-time (RBL010 fires at 25 %); transfers are hidden under compute and the device is never idle for long.
+time (RBL010 fires at 25 %), and the Neural Engine waits for each command's Neural DMA {pct(f['ne_idle_ndma'])} of
+the span (RBL019 fires at 15 %); Task DMA and the uploads are hidden under compute and the device is never idle
+for long.
 """
         out += _write(root / folder, {"trace.pb": data}, text)
     out += _write_rsd(root)
@@ -1317,14 +1351,15 @@ def _write_before_after(root: Path) -> list[Path]:
 *Before*: every command's weights come from device DRAM by Task DMA, issued only after the previous Neural
 Engine command finished (no prefetch), so the Neural Engine waits for each transfer; the stage-3/4 and `fc` layers
 move more weight bytes than they compute. *After*: the int8 weights (~25 MB) stay resident in the 32 MB shared
-memory and the small activation transfers are prefetched during the previous command.
+memory and the small activation transfers are prefetched during the previous command. In both, each command's
+Neural DMA is prefetched (double-buffered) under the previous command.
 
 {LAYOUT_A}
 
-| | device span | Neural Engine busy | Task DMA busy | NE idle while transfers run |
-|---|---:|---:|---:|---:|
-| before | {fb['span_ms']:.2f} ms | {pct(fb['busy']['Neural Engine Clusters'])} | {pct(fb['busy']['Task DMA'])} | {pct(fb['ne_starved'])} |
-| after | {fa['span_ms']:.2f} ms | {pct(fa['busy']['Neural Engine Clusters'])} | {pct(fa['busy']['Task DMA'])} | {pct(fa['ne_starved'])} |
+| | device span | Neural Engine busy | Task DMA busy | NE idle while Task DMA or External HDMA run | NE idle while only Neural DMA runs |
+|---|---:|---:|---:|---:|---:|
+| before | {fb['span_ms']:.2f} ms | {pct(fb['busy']['Neural Engine Clusters'])} | {pct(fb['busy']['Task DMA'])} | {pct(fb['ne_starved'])} | {pct(fb['ne_idle_ndma'])} |
+| after | {fa['span_ms']:.2f} ms | {pct(fa['busy']['Neural Engine Clusters'])} | {pct(fa['busy']['Task DMA'])} | {pct(fa['ne_starved'])} | {pct(fa['ne_idle_ndma'])} |
 
 **What advisor should find:** before — {_expect('before')}: the Neural Engine idles while transfers run
 {pct(fb['ne_starved'])} of the span (RBL003 at 20 %), and the layers whose DMA time is ≥ 1.5× their Neural Engine time

@@ -109,6 +109,21 @@ class _Finding(_Doc):
     condition: str = ""
     references: _list(str) | None = None
     explains: _list(str) | None = None
+    capped_by: _list(str) = []
+    bound: str = ""
+    claims: str = ""
+    catch_all: bool = False
+
+
+class _Bound(_Doc):
+    name: str
+    title: str = ""
+    value: Fraction | None = None
+    unit: Literal["fraction"] = "fraction"
+    formula: str = ""
+    inputs: _map(_Value) = {}
+    description: str = ""
+    pack: str = ""
 
 
 class _NotApplicable(_Doc):
@@ -306,6 +321,7 @@ class AnalysisDoc(_Doc):
     trace: _Trace | None = None
     vendor_findings: _list(_VendorFinding) = []
     settings: _Settings | None = None
+    bounds: _list(_Bound) = []
 
 
 class Header(msgspec.Struct):

@@ -138,11 +138,37 @@ class Finding:
     # "global": a share of the profile's whole time; "local": of one unit's own inefficiency (Nsight
     # Compute's distinction), an upper bound that is not a share of time and never enters Amdahl sums
     speedup_scope: str = "global"
+    # the time budget (docs/time-budget.md): the bounds the fix cannot move, the one that set the estimate
+    # (empty when the rule's own formula was lower), the piece of time it claims (findings with one claim
+    # share it: counted once), and whether it is a catch-all that ranks after every specific cause
+    capped_by: tuple[str, ...] = ()
+    bound: str = ""
+    claims: str = ""
+    catch_all: bool = False
+
+    @property
+    def claim(self) -> str:
+        """The piece of time this finding's estimate is a claim on: its own unless the rule names a shared one."""
+        return self.claims or self.name
 
     @property
     def global_speedup(self) -> float | None:
         """The estimate as a share of the kernel's time, or None (none, or a local one)."""
         return self.estimated_speedup if self.speedup_scope == "global" else None
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One floor of the time budget: the most of the run that any fix of one class can give back (a share
+    of total time), e.g. a fix that moves the same bytes cannot beat the bytes at peak bandwidth."""
+
+    name: str
+    title: str
+    value: float | None  # the recoverable share of total time, 0..1; None when an input is unavailable
+    formula: str
+    inputs: Mapping[str, Evidence]  # the names the formula reads, with their values
+    description: str = ""  # which fixes it caps and why they cannot move it
+    pack: str = ""
 
 
 @dataclass(frozen=True)
@@ -286,6 +312,7 @@ class Analysis:
     trace: TraceSummary | None = None  # from a full event trace
     vendor_findings: tuple[VendorFinding, ...] = ()  # the profiler's own verdicts, as read
     settings: AnalysisSettings | None = None  # None: unknown (saved before advisor recorded them)
+    bounds: tuple[Bound, ...] = ()  # the time budget the findings' estimates are capped by
     schema_version: int = SCHEMA_VERSION
     kind: str = field(kw_only=True)  # the profile kind, which brings the report sections and compare groups
 

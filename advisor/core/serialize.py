@@ -28,6 +28,7 @@ from advisor.core.model import (
     Amdahl,
     Analysis,
     AnalysisSettings,
+    Bound,
     CrossCheck,
     Evidence,
     Expectation,
@@ -83,7 +84,20 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
         "trace": _trace(analysis.trace),
         "vendor_findings": [asdict(v) for v in analysis.vendor_findings],
         "settings": _settings(analysis.settings),
+        "bounds": [_bound(b) for b in analysis.bounds],
     }
+
+
+def _bound(b: Bound) -> dict[str, Any]:
+    return {"name": b.name, "title": b.title, "value": b.value, "unit": "fraction", "formula": b.formula,
+            "inputs": {k: {"value": e.value, "unit": e.unit} for k, e in b.inputs.items()},
+            "description": b.description, "pack": b.pack}
+
+
+def _bound_from(b: dict[str, Any]) -> Bound:
+    return Bound(name=b["name"], title=b.get("title", ""), value=b.get("value"), formula=b.get("formula", ""),
+                 inputs={k: Evidence(value=e["value"], unit=e["unit"]) for k, e in b.get("inputs", {}).items()},
+                 description=b.get("description", ""), pack=b.get("pack", ""))
 
 
 def _settings(settings: AnalysisSettings | None) -> dict[str, Any] | None:
@@ -184,6 +198,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "estimated_speedup": f.estimated_speedup, "speedup_scope": f.speedup_scope,
         "recommendation": f.recommendation, "root_cause_text": f.root_cause_text,
         "condition": f.condition, "references": list(f.references), "explains": list(f.explains),
+        "capped_by": list(f.capped_by), "bound": f.bound, "claims": f.claims, "catch_all": f.catch_all,
     }
 
 
@@ -244,6 +259,8 @@ def _build(data: dict[str, Any], where: str) -> Analysis:
             recommendation=f.get("recommendation", ""), root_cause_text=f.get("root_cause_text", ""),
             condition=f.get("condition", ""), references=tuple(f.get("references") or ()),
             explains=tuple(f.get("explains") or ()), speedup_scope=f.get("speedup_scope", "global"),
+            capped_by=tuple(f.get("capped_by") or ()), bound=f.get("bound", ""), claims=f.get("claims", ""),
+            catch_all=bool(f.get("catch_all", False)),
         ) for f in data.get("findings", []))
         return Analysis(
             advisor_version=data.get("advisor_version", ""), source=source, info=src.get("info", {}),
@@ -257,6 +274,7 @@ def _build(data: dict[str, Any], where: str) -> Analysis:
             trace=_trace_from(data.get("trace")),
             vendor_findings=tuple(VendorFinding(**v) for v in data.get("vendor_findings", [])),
             settings=_settings_from(data.get("settings")),
+            bounds=tuple(_bound_from(b) for b in data.get("bounds", [])),
             kind=str(data.get("kind") or LEGACY_KIND),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # the schema should have said: a bug

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from advisor.core.errors import AdvisorError, suggest
-from advisor.core.model import SEVERITIES, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
+from advisor.core.model import SEVERITIES, Bound, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
+from advisor.engine import budget
 from advisor.metrics.derive import hardware_env
 from advisor.packs.expr import annotated
 from advisor.packs.message import format_message, format_text
@@ -58,6 +59,7 @@ class EngineResult:
     findings: tuple[Finding, ...]
     not_applicable: tuple[NotApplicable, ...]
     outcomes: tuple[RuleOutcome, ...]
+    bounds: tuple[Bound, ...] = ()
 
 
 def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str, dict[str, float]]:
@@ -129,6 +131,8 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     by_name = {r.name: r for r in ruleset.rules}
     chosen_names = selection.resolve(ruleset)
     chosen = [r for r in ruleset.rules if r.name in chosen_names]
+    bounds = budget.bounds(ruleset.bounds, base_env, units)
+    bound_values = budget.bound_values(bounds)
 
     for rule in chosen:
         unmet = [req for req in rule.requires if req not in fired]
@@ -149,6 +153,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             outcomes.append(RuleOutcome(rule.name, "passed"))
             continue
         speedup = _clamp(rule.estimated_speedup.evaluate(env)) if rule.estimated_speedup else None
+        speedup, binding = budget.capped(speedup, rule.capped_by, bound_values)
         for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
             cap = fired[parent].estimated_speedup
             if cap is None and by_name[parent].estimated_speedup is not None:
@@ -169,6 +174,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             recommendation=format_text(rule.recommendation, env, rule_units),
             root_cause_text=format_text(rule.root_cause, env, rule_units),
             condition=_condition_text(rule, env, rule_units), references=rule.references,
+            capped_by=rule.capped_by, bound=binding, claims=rule.claims, catch_all=rule.catch_all,
         )
         outcomes.append(RuleOutcome(rule.name, "fired"))
 
@@ -180,10 +186,12 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     findings = [replace(f, root_cause=f.name not in explained_by,
                         explains=tuple(n for n in by_name[f.name].explains if n in fired))
                 for f in fired.values()]
-    # root causes before the symptoms they explain (a catch-all or a symptom with a larger estimate never
-    # leads), then by estimated gain and severity
-    findings.sort(key=lambda f: (not f.root_cause,
+    findings = budget.severities_below_causes(budget.cap_catch_alls(findings, bound_values))
+    # root causes before the symptoms they explain, a catch-all after every specific cause (a symptom or a
+    # catch-all with a larger estimate never leads), then by estimated gain and severity
+    findings.sort(key=lambda f: (not f.root_cause, f.catch_all,
                                  -(f.estimated_speedup if f.estimated_speedup is not None and
                                    f.speedup_scope == "global" else -1.0),
                                  -SEVERITIES.index(f.severity), f.id))
-    return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes))
+    return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes),
+                        bounds=bounds)

@@ -28,6 +28,12 @@ def _rules(names: Sequence[str]) -> str:
     return ", ".join(code(n) for n in names)
 
 
+def _behind(o: Offender) -> str:
+    """Root causes first, then the symptom whose estimate the recoverable time is, marked as one."""
+    parts = [code(c) for c in o.causes] + ([f"symptom {code(o.symptom)}"] if o.symptom else [])
+    return ", ".join(parts) or "—"
+
+
 def _tldr(s: FleetSummary) -> list[str]:
     items = []
     cause = next((c for c in s.root_causes if c.recoverable_time is not None), None)
@@ -43,7 +49,7 @@ def _tldr(s: FleetSummary) -> list[str]:
         o = s.offenders[0]
         items.append(f"Top offender: **{escape(o.name)}** ({escape(o.kind)}"
                      f"{', ' + escape(o.device) if o.device else ''}): {fmt.seconds(o.recoverable_time)} recoverable "
-                     f"of {fmt.seconds(o.total_time)}{' through ' + code(o.finding) if o.finding else ''}.")
+                     f"of {fmt.seconds(o.total_time)}{', behind it ' + _behind(o) if o.behind else ''}.")
     if s.trends_total:
         names = ", ".join(escape(t.name) for t in s.trends if t.regression)
         items.append(f"**{s.regressions} regression(s)** among {s.trends_total} profile(s) with several runs: {names}."
@@ -94,18 +100,24 @@ def _offender_name(o: Offender, links: Mapping[str, str], attempts: bool) -> str
     return f"{name} @ {escape(o.attempt)}" if attempts else name
 
 
+def _near_bound(s: FleetSummary) -> str:
+    return (f"{s.near_bound} profile(s) are near their bound by their own reports (every estimate under "
+            f"{fmt.percent(s.near_bound_limit)} of their time) and are no target, however long they run."
+            if s.near_bound else "")
+
+
 def _offenders(s: FleetSummary, links: Mapping[str, str], analyses: bool) -> Section:
     if not s.offenders:
-        return Section("Top offenders", (Paragraph("No analysed profile has an estimate of recoverable time."),),
-                       "offenders")
+        return Section("Top offenders", (Paragraph(" ".join(filter(None, (
+            "No analysed profile has an estimate of recoverable time.", _near_bound(s))))),), "offenders")
     rows = tuple((_offender_name(o, links, len(s.runs) > 1), escape(o.kind + (f", {o.device}" if o.device else "")),
                   fmt.seconds(o.total_time),
-                  f"{fmt.seconds(o.recoverable_time)} ({fmt.percent(o.gain)})",
-                  code(o.finding) if o.finding else "—") for o in s.offenders)
+                  f"{fmt.seconds(o.recoverable_time)} ({fmt.percent(o.gain)})", _behind(o)) for o in s.offenders)
     said = "each linked to its own report" if links else "each with its stored analysis"
     blocks: list[Any] = [
         Paragraph(f"The {len(s.offenders)} profile(s) with the most recoverable time (the largest global estimate × "
-                  f"total time), {said}."),
+                  f"total time), {said}. Behind it: the profile's root causes, then the symptom that estimate "
+                  f"belongs to when it is not one. {_near_bound(s)}".rstrip()),
         Table(("Profile", "Kind, device", "Total time", "Recoverable (share)", "Behind it"), rows,
               align=(LEFT, LEFT, RIGHT, RIGHT, LEFT))]
     if analyses:

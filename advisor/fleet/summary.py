@@ -62,8 +62,19 @@ class Offender:
     total_time: float | None
     recoverable_time: float
     gain: float | None
-    finding: str | None
+    finding: str | None  # the finding with the largest global estimate (the recoverable time's)
     analysis: str  # the stored analysis JSON
+    causes: tuple[str, ...] = ()  # the profile's root causes, in its report's order
+
+    @property
+    def symptom(self) -> str | None:
+        """The largest estimate's finding when it is no root cause: listed after them (root causes first)."""
+        return self.finding if self.finding and self.finding not in self.causes else None
+
+    @property
+    def behind(self) -> tuple[str, ...]:
+        """What is behind its recoverable time: root causes before the symptom."""
+        return (*self.causes, *([self.symptom] if self.symptom else []))
 
 
 @dataclass(frozen=True)
@@ -136,6 +147,8 @@ class FleetSummary:
     root_causes: tuple[RootCause, ...] = ()
     root_causes_total: int = 0
     offenders: tuple[Offender, ...] = ()
+    near_bound: int = 0  # analysed profiles left out of the offenders: every estimate under the limit below
+    near_bound_limit: float = 0.0  # a share of the profile's time
     distributions: tuple[Distribution, ...] = ()
     outliers: tuple[Outlier, ...] = ()
     outliers_total: int = 0
@@ -188,13 +201,26 @@ def root_causes(findings: list[dict[str, Any]], counts: tuple[KindCount, ...]) -
                                             c.kind, c.rule)))
 
 
-def offenders(rows: list[dict[str, Any]], top: int, analysis_path: Callable[[str], Path]) -> tuple[Offender, ...]:
-    """The analysed profiles with the most recoverable time (none when no estimate is known)."""
-    known = [r for r in rows if r["status"] == "ok" and (_number(r["recoverable_time"]) or 0.0) > 0]
+def near_bound(row: dict[str, Any], limit: float) -> bool:
+    """Its own report says it is near its bound: it has estimates and the largest is under `limit`."""
+    gain = _number(row["gain"])
+    return gain is not None and gain < limit
+
+
+def _causes(row: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(c for c in (row["root_causes"] or "").split(",") if c)
+
+
+def offenders(rows: list[dict[str, Any]], top: int, analysis_path: Callable[[str], Path],
+              near: float = 0.0) -> tuple[Offender, ...]:
+    """The analysed profiles with the most recoverable time (none when no estimate is known), leaving out those
+    near their bound (every estimate under `near`): a large profile's few percent is no target."""
+    known = [r for r in rows if r["status"] == "ok" and (_number(r["recoverable_time"]) or 0.0) > 0
+             and not near_bound(r, near)]
     known.sort(key=lambda r: (-r["recoverable_time"], r["name"], r["path"], r["hash"]))
     return tuple(Offender(r["name"], r["kind"] or UNKNOWN_KIND, r["device"], r["path"], r["hash"], point_label(r),
                           _number(r["total_time"]), float(r["recoverable_time"]), _number(r["gain"]),
-                          r["gain_finding"], str(analysis_path(r["hash"]))) for r in known[:max(top, 0)])
+                          r["gain_finding"], str(analysis_path(r["hash"])), _causes(r)) for r in known[:max(top, 0)])
 
 
 def histogram(values: Sequence[float], max_bins: int, log_span: float) -> tuple[tuple[float, ...], tuple[int, ...],
@@ -334,12 +360,14 @@ def summarize(profiles: pd.DataFrame, findings: pd.DataFrame, units: dict[str, s
     failed = failures(rows)
     moving = trends(rows, rules_by_hash(found), noise)
     ok = sum(c.ok for c in counts)
+    near = float(config["offenders"]["near_bound"])
     return FleetSummary(
         store=store, profiles=len(rows), ok=ok, failed=len(rows) - ok,
         runs=tuple(sorted({int(r["run"]) for r in rows})),
         labels=tuple(sorted({r["label"] for r in rows if r["label"]})),
         noise=noise, kinds=counts, root_causes=causes[:config["root_causes"]["rows"]],
-        root_causes_total=len(causes), offenders=offenders(rows, top, analysis_path),
+        root_causes_total=len(causes), offenders=offenders(rows, top, analysis_path, near),
+        near_bound=sum(r["status"] == "ok" and near_bound(r, near) for r in rows), near_bound_limit=near,
         distributions=distributions(rows, metrics, units, config["distributions"]),
         outliers=tuple(spotted[:config["outliers"]["rows"]]), outliers_total=len(spotted),
         outlier_threshold=float(config["outliers"]["threshold"]), failures=failed[:config["failures"]["rows"]],

@@ -28,13 +28,14 @@ from advisor.packs.validate import (
     Checker,
     Declared,
     RuleKey,
+    bound_def,
     input_def,
     metric_def,
     rule_def,
 )
 
 MAX_RULES = 20000
-SECTIONS = ("inputs", "metrics", "rules")
+SECTIONS = ("inputs", "metrics", "bounds", "rules")
 
 
 @dataclass
@@ -226,6 +227,11 @@ def _declare_item(check: Checker, declared: Declared, where: str, section: str, 
     name = item.get("name")
     if not isinstance(name, str):
         return
+    if section == "bounds":
+        if name in declared.bounds:
+            check.add(where, f"bound '{name}' is already declared")
+        declared.bounds.add(name)
+        return
     if section != "rules":
         declared.names.add(name)
         declared.units.setdefault(name, str(item.get("unit", "")))
@@ -269,17 +275,19 @@ def _rule_keys_of(headers: list[_Header]) -> dict[str, str]:
 
 
 def _pack(check: Checker, header: _Header, declared: Declared) -> Pack:
-    inputs, metrics, rules = [], [], []
+    inputs, metrics, bounds, rules = [], [], [], []
     for f in header.files:
         for i, item in _entries(f, "inputs"):
             inputs.append(input_def(check, f.where("inputs", i), item, header.name))
         for i, item in _entries(f, "metrics"):
             metrics.append(metric_def(check, f.where("metrics", i), item, header.name, declared.names))
+        for i, item in _entries(f, "bounds"):
+            bounds.append(bound_def(check, f.where("bounds", i), item, header.name, declared.names))
         for i, item in _entries(f, "rules"):
             rules.append(rule_def(check, f.where("rules", i), item, header.name, declared))
     return Pack(name=header.name, version=header.version, description=header.description, path=str(header.path),
                 inputs=tuple(i for i in inputs if i), metrics=tuple(m for m in metrics if m),
-                rules=tuple(r for r in rules if r), kinds=header.kinds)
+                rules=tuple(r for r in rules if r), kinds=header.kinds, bounds=tuple(b for b in bounds if b))
 
 
 def _ruleset(packs: list[Pack], hw: tuple[str, ...], kind: str | None) -> RuleSet:
@@ -288,7 +296,8 @@ def _ruleset(packs: list[Pack], hw: tuple[str, ...], kind: str | None) -> RuleSe
         for item in pack.inputs:
             inputs.setdefault(item.name, item)
     return RuleSet(packs=tuple(packs), inputs=inputs, metrics=tuple(m for p in packs for m in p.metrics),
-                   rules=order([r for p in packs for r in p.rules]), hardware_names=hw, kind=kind)
+                   rules=order([r for p in packs for r in p.rules]), hardware_names=hw, kind=kind,
+                   bounds=tuple(b for p in packs for b in p.bounds))
 
 
 def order(rules: list[RuleDef]) -> tuple[RuleDef, ...]:

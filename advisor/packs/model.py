@@ -38,6 +38,18 @@ class MetricDef:
 
 
 @dataclass(frozen=True)
+class BoundDef:
+    """A floor of the time budget: `recoverable` is the share of total time fixes of one class can give back."""
+
+    name: str
+    title: str
+    recoverable: Expression
+    description: str
+    pack: str
+    where: str = ""
+
+
+@dataclass(frozen=True)
 class Example:
     metrics: dict[str, float | None]
     params: dict[str, float]
@@ -72,6 +84,9 @@ class RuleDef:
     # "global" share of the kernel's time, capped by the parent's, when a rule in global_with fired
     speedup_scope: str = "global"
     global_with: tuple[str, ...] = ()
+    capped_by: tuple[str, ...] = ()  # bounds (BoundDef names) the fix cannot move: the estimate is capped by each
+    claims: str = ""  # the piece of time the fix shortens, when findings share one (counted once)
+    catch_all: bool = False  # a generic rule: ranks after every specific cause, capped by their bounds
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -89,6 +104,7 @@ class Pack:
     metrics: tuple[MetricDef, ...] = ()
     rules: tuple[RuleDef, ...] = ()
     kinds: tuple[str, ...] = ()  # the profile kinds the pack applies to; empty = every kind
+    bounds: tuple[BoundDef, ...] = ()
 
     def applies_to(self, kind: str | None) -> bool:
         return applies(self.kinds, kind)
@@ -107,6 +123,7 @@ class RuleSet:
     rules: tuple[RuleDef, ...]  # in dependency order: every rule after the rules it requires
     hardware_names: tuple[str, ...] = field(default=())
     kind: str | None = None  # the profile kind the packs were chosen for; None = every pack
+    bounds: tuple[BoundDef, ...] = ()  # the time budget of every loaded pack
     # name, id or alias -> current name; built once, so mapping saved findings is a dict lookup
     names: dict[str, str] = field(init=False, repr=False, compare=False)
     _by_name: dict[str, RuleDef] = field(init=False, repr=False, compare=False)

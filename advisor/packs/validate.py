@@ -20,7 +20,7 @@ from advisor.core.numbers import as_number
 from advisor.core.units import UNITS
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.packs.message import check_template, text_placeholders
-from advisor.packs.model import Example, InputDef, MetricDef, RuleDef
+from advisor.packs.model import BoundDef, Example, InputDef, MetricDef, RuleDef
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
 SPEEDUP_SCOPES = ("global", "local")
@@ -29,12 +29,13 @@ NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # pack and rule names, aliases
 ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")  # metric, input and param names
 
-PACK_KEYS = ("pack", "version", "description", "kinds", "inputs", "metrics", "rules")
+PACK_KEYS = ("pack", "version", "description", "kinds", "inputs", "metrics", "bounds", "rules")
 _INPUT_KEYS = ("name", "unit", "description", "better")
 _METRIC_KEYS = ("name", "expr", "unit", "better", "description")
+_BOUND_KEYS = ("name", "title", "recoverable", "description")
 _RULE_KEYS = ("id", "name", "aliases", "title", "category", "severity", "requires", "explains", "params", "when",
               "message", "root_cause", "recommendation", "estimated_speedup", "speedup_scope", "global_with",
-              "references", "examples")
+              "capped_by", "claims", "catch_all", "references", "examples")
 _EXAMPLE_KEYS = ("metrics", "params", "hardware", "expect", "note")
 
 
@@ -54,6 +55,7 @@ class Declared:
     names: set[str] = field(default_factory=set)  # inputs, metrics and hardware figures
     units: dict[str, str] = field(default_factory=dict)  # so a threshold param can borrow its metric's unit
     rules: dict[str, RuleKey] = field(default_factory=dict)  # every name, id and alias
+    bounds: set[str] = field(default_factory=set)  # the time budget's bound names
     elsewhere: dict[str, str] = field(default_factory=dict)  # rule names of packs left out -> their pack
     kind: str | None = None
 
@@ -162,6 +164,41 @@ def metric_def(check: Checker, where: str, item: dict[str, Any], pack: str, know
                      description=check.text(where, item, "description"), pack=pack, where=where)
 
 
+def bound_def(check: Checker, where: str, item: dict[str, Any], pack: str, known: set[str]) -> BoundDef | None:
+    """A bound: its recoverable share is an expression over metrics, like a metric's, so its formula and
+    inputs are recorded with it."""
+    check.keys(where, item, _BOUND_KEYS, ("name", "title", "recoverable"))
+    name = item.get("name")
+    if not isinstance(name, str) or not IDENT.match(name):
+        check.add(where, f"bound name {name!r} must be a snake_case identifier")
+        return None
+    recoverable = check.expression(f"{where}: bound '{name}'", "recoverable", item.get("recoverable"), known)
+    if recoverable is None:
+        return None
+    return BoundDef(name=name, title=check.text(where, item, "title"), recoverable=recoverable,
+                    description=check.text(where, item, "description"), pack=pack, where=where)
+
+
+def _budget(check: Checker, where: str, item: dict[str, Any], declared: Declared,
+            speedup: Expression | None) -> tuple[tuple[str, ...], str, bool]:
+    """`capped_by`, `claims` and `catch_all`: a rule's place in the time budget."""
+    capped_by = check.text_list(where, item, "capped_by", "bound names") or []
+    for name in capped_by:
+        if name not in declared.bounds:
+            check.add(where, f"capped_by unknown bound '{name}'{suggest(name, declared.bounds)}")
+    claims = item.get("claims", "")
+    if not isinstance(claims, str) or (claims and not NAME.match(claims)):
+        check.add(where, f"claims {claims!r} must be a kebab-case name of a piece of time (e.g. repeated-loads)")
+        claims = ""
+    catch_all = item.get("catch_all", False)
+    if not isinstance(catch_all, bool):
+        check.add(where, "catch_all must be true or false")
+        catch_all = False
+    if (capped_by or claims) and speedup is None:
+        check.add(where, "capped_by and claims bound an estimate: the rule needs estimated_speedup")
+    return tuple(dict.fromkeys(capped_by)), claims, catch_all
+
+
 def param_problem(name: str, value: float, unit: str) -> str | None:
     """A threshold that cannot mean what its author wanted: negative, or a percent given for a
     fraction (70 for 0.70)."""
@@ -217,6 +254,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     speedup = None
     if item.get("estimated_speedup") is not None:
         speedup = check.expression(where, "estimated_speedup", item.get("estimated_speedup"), names)
+    capped_by, claims, catch_all = _budget(check, where, item, declared, speedup)
     message = check.text(where, item, "message")
     placeholders = _placeholders(check, where, message, names)
     for text_field in ("root_cause", "recommendation"):  # formatted like the message when they name values
@@ -240,7 +278,8 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
         references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
-        aliases=aliases, speedup_scope=str(scope), global_with=global_with,
+        aliases=aliases, speedup_scope=str(scope), global_with=global_with, capped_by=capped_by, claims=claims,
+        catch_all=catch_all,
     )
 
 

@@ -15,6 +15,7 @@ from advisor.core.model import Analysis, AnalysisSettings
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE
 from advisor.kinds import get as get_kind
 from advisor.metrics.hardware import table
+from advisor.report.budget import time_budget_section
 from advisor.report.document import (
     Bullets,
     CodeBlock,
@@ -198,7 +199,8 @@ def build_document(analysis: Analysis) -> Document:
     sections = [context, _tldr(view, kind_report), overview_section(analysis), _setup(view, kind_report),
                 *parts.get("utilisation", ()), *parts.get("memory", ()), expectations_section(analysis),
                 *parts.get("roofline", ()), *parts.get("trace", ()), *findings_sections(analysis),
-                amdahl_section(analysis), hypotheses_section(analysis), meaning_section(analysis),
+                time_budget_section(analysis), amdahl_section(analysis), hypotheses_section(analysis),
+                meaning_section(analysis),
                 next_steps_section(analysis), not_evaluated_section(analysis), _checks(view), _notes(analysis),
                 _raw(analysis)]
     return Document(title=title_of(analysis), lines=tuple(lines), sections=tuple(s for s in sections if s))

@@ -46,9 +46,10 @@ def verdict(analysis: Analysis) -> Verdict:
     others = ""
     if len(causes) > 1:
         others = " Other root causes: " + ", ".join(f"{escape(c.title)} ({code(c.name)})" for c in causes[1:]) + "."
+    steps = ranked_steps(analysis)
     paragraph = (f"**Verdict: {escape(top.title)}.** {escape(top.message)}{because} "
                  f"{escape(top.root_cause_text)}{others}{_workload_sentence(analysis)} "
-                 f"**Next:** {ranked_steps(analysis)[0]}")
+                 + (f"**Next:** {steps[0]}" if steps else ""))
     return Verdict((bullet,), " ".join(paragraph.split()))
 
 
@@ -185,27 +186,38 @@ def _workload_step(analysis: Analysis) -> tuple[float, str] | None:
 
 
 def ranked_steps(analysis: Analysis) -> list[str]:
-    """The fired rules' recommendations, each once, ordered by what they can gain; with workload
-    timings the gains are carried to the workload, and the Amdahl step competes with them."""
+    """The root causes' recommendations, each once, ordered by what they can gain (a catch-all after the
+    specific causes); with workload timings the gains are carried to the workload, and the Amdahl step
+    competes with them."""
     a = analysis.investigation.amdahl if analysis.investigation else None
     kernel_share = a.kernel_share if a else None
-    ranked: list[tuple[int, float, str]] = []  # (0 for root causes and Amdahl, 1 for what they explain), gain
+    # (0 for root causes and Amdahl, 1 for what they explain), catch-alls after specific causes, gain
+    ranked: list[tuple[int, bool, float, str]] = []
     seen: set[str] = set()
     for f in analysis.findings:
-        if f.recommendation and f.recommendation not in seen:
+        # a symptom's action is under its finding: as a step it would repeat or contradict its root cause's
+        # ("raise occupancy" under a saturated unit that says occupancy cannot help)
+        if f.root_cause and f.recommendation and f.recommendation not in seen:
             seen.add(f.recommendation)
             gain = (f.global_speedup or 0) * (kernel_share if kernel_share is not None else 1)
             gains = _gain(f, analysis) + _workload_gain(f, kernel_share)
-            ranked.append((0 if f.root_cause else 1, gain, f"{escape(f.recommendation)} ({code(f.name)}{gains})"))
+            ranked.append((0 if f.root_cause else 1, f.catch_all, gain,
+                           f"{escape(f.recommendation)} ({code(f.name)}{gains})"))
     workload = _workload_step(analysis)
     if workload:
-        ranked.append((0, *workload))
-    return [text for _, _, text in sorted(ranked, key=lambda item: (item[0], -item[1]))]
+        ranked.append((0, False, *workload))
+    return [text for _, _, _, text in sorted(ranked, key=lambda item: (item[0], item[1], -item[2]))]
 
 
 def next_steps_section(analysis: Analysis) -> Section | None:
     steps = ranked_steps(analysis)
-    return Section("Next steps", (Bullets(tuple(steps), ordered=True),), "next-steps") if steps else None
+    if not steps:
+        return None
+    blocks: list = [Bullets(tuple(steps), ordered=True)]
+    if any(not f.root_cause and f.recommendation for f in analysis.findings):
+        blocks.append(Paragraph("The root causes' actions; each symptom's own action is under its finding, to take "
+                                "once its root cause is fixed."))
+    return Section("Next steps", tuple(blocks), "next-steps")
 
 
 def not_evaluated_section(analysis: Analysis) -> Section | None:

@@ -7,6 +7,7 @@ from advisor.core import units as fmt
 from advisor.core.model import Amdahl, Analysis
 from advisor.kinds import get as get_kind
 from advisor.packs.expr import annotated
+from advisor.report.budget import together
 from advisor.report.document import Bullets, Chart, CodeBlock, Paragraph, Section, Table, code, escape
 from advisor.report.findings import measured_words, root_causes
 from advisor.report.view import subject
@@ -71,23 +72,34 @@ def _profile_bounds(analysis: Analysis) -> list:
     """Without workload timings: per finding, what the kernel could gain."""
     vendor = get_kind(analysis.kind).data("report.yaml").get("speedup_bound")  # the vendor's own statement
     noun = subject(analysis)
+    titles = {b.name: b.title for b in analysis.bounds}
     rows = []
     for f in analysis.findings:
         if f.global_speedup is None:  # a local estimate is not a share of time: no Amdahl bound from it
             continue
-        bound = fmt.speedup(1 / (1 - f.global_speedup)) if f.global_speedup < 1 else "unbounded"
-        rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.global_speedup), bound))
+        rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.global_speedup),
+                     _speedup_bound(f.global_speedup), escape(titles.get(f.bound, "")) or "its own formula",
+                     code(f.claim)))
     blocks: list = [Paragraph(
         f"No workload timings were given (`--context` with `workload:`), so this is the {noun}-level view: for each "
         f"finding, the share of total time it could recover and the {noun} speedup that would give, 1 / (1 − share)"
-        + (f" — {vendor}." if vendor else "."))]
+        + (f" — {vendor}." if vendor else ".") + " Findings that claim the same time share one claim: together "
+        "they count once.")]
     if rows:
-        blocks.append(Table(("Finding", "Recoverable share of total time", f"{noun.capitalize()} speedup bound"),
-                            tuple(rows), align=("left", "right", "right")))
+        combined = together(analysis)
+        if combined is not None and len(rows) > 1:
+            rows.append(("**All findings together**, each claim once", f"**{fmt.percent(combined)}**",
+                         f"**{_speedup_bound(combined)}**", "the loosest bound of any finding", ""))
+        blocks.append(Table(("Finding", "Recoverable share of total time", f"{noun.capitalize()} speedup bound",
+                             "Set by", "Claims"), tuple(rows), align=("left", "right", "right", "left", "left")))
     pipeline = _perfect_pipeline(analysis)
     if pipeline:
         blocks.append(Paragraph(pipeline))
     return blocks
+
+
+def _speedup_bound(share: float) -> str:
+    return fmt.speedup(1 / (1 - share)) if share < 1 else "unbounded"
 
 
 def _perfect_pipeline(analysis: Analysis) -> str:

@@ -394,6 +394,10 @@ def _memory(view: View) -> Section | None:
         blocks.append(Paragraph(
             f"{view.show('uncoalesced_excess_fraction')} of the L2 sectors global accesses move are excess over a "
             "perfectly coalesced pattern."))
+    if _has(view, "local_memory_share"):
+        blocks.append(Paragraph(
+            f"Local memory (register spills and per-thread arrays) is {view.show('local_memory_share')} of the traffic "
+            "local and global memory instructions request."))
     return Section("Memory access", (*blocks, *tables), "memory-access")
 
 

@@ -210,9 +210,14 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     )
     n = len(known_sizes)
     small, medium = rules.dma_size_cutoffs
+    # a fix for small payloads shortens the time they take, not their count: their share of DMA time
+    sized_dur = d_dur[sizes >= 0]
+    sized_time = float(sized_dur.sum())
     metrics: dict[str, float | None] = {
         "dma_small_transfer_fraction": float((known_sizes < small).sum()) / n if n else None,
         "dma_transfer_under_32k_fraction": float((known_sizes < medium).sum()) / n if n else None,
+        "dma_small_transfer_time_fraction": (float(sized_dur[known_sizes < small].sum()) / sized_time
+                                             if sized_time > 0 else None),
         "warmup_idle_fraction": (merged[0][0] / span_ns) if merged and span_ns > 0 else None,
         "trace_busy_fraction": busy / span_ns if merged and span_ns > 0 else None,
         "dma_exposed_time": dma_exposed,

@@ -134,6 +134,8 @@ def _overlap_bullets(view: View) -> tuple[str, ...]:
              ("dma_only_time", "only DMA runs (the Neural Engine waits or has nothing to do)"),
              ("ne_dma_overlap_time", "the Neural Engine and DMA overlap"),
              ("ne_starved_time", "the Neural Engine is idle while Task DMA or External HDMA transfers run"),
+             ("ne_idle_under_neural_dma_time", "the Neural Engine is idle while only Neural DMA runs (no Task DMA or "
+              "External HDMA)"),
              ("device_idle_time", "no device command runs on any device or chiplet (the device is idle)"))
     for name, what in pairs:
         if view.raw(name) is not None:

@@ -1,0 +1,104 @@
+"""The time budget: every estimate is a claim on a piece of the measured time (docs/time-budget.md).
+
+Bounds are the floors a kind's metrics support, each the most of the run that one class of fix can
+give back. A rule names the bounds its fix cannot move (`capped_by`) and its estimate is capped by
+each; a catch-all rule is capped by every bound a fired rule named; findings that claim the same time
+(`claims`) are counted once when gains are added up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+
+from advisor.core.model import SEVERITIES, Bound, Evidence, Finding
+from advisor.packs.model import BoundDef
+
+
+def _fraction(value: object) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    number = float(value)  # type: ignore[arg-type]
+    return None if number != number else min(1.0, max(0.0, number))
+
+
+def bounds(defs: Sequence[BoundDef], env: Mapping[str, float | None], units: Mapping[str, str]) -> tuple[Bound, ...]:
+    """Every bound's value, computed once from the metrics, with the inputs its formula read."""
+    return tuple(Bound(name=d.name, title=d.title, value=_fraction(d.recoverable.evaluate(env)),
+                       formula=d.recoverable.text, description=d.description, pack=d.pack,
+                       inputs={n: Evidence(env.get(n), units.get(n, "")) for n in d.recoverable.names})
+                 for d in defs)
+
+
+def capped(speedup: float | None, names: Iterable[str], values: Mapping[str, float | None]) -> tuple[float | None, str]:
+    """The estimate capped by each named bound that has a value, and the bound that set it ('' when the
+    rule's own formula was the lowest)."""
+    binding = ""
+    if speedup is None:
+        return None, binding
+    for name in names:
+        value = values.get(name)
+        if value is not None and value <= speedup:
+            speedup, binding = value, name
+    return speedup, binding
+
+
+def cap_catch_alls(findings: Sequence[Finding], values: Mapping[str, float | None]) -> list[Finding]:
+    """A catch-all rule names no mechanism of its own, so it can give back no more than the tightest bound
+    any fired specific rule established."""
+    established = {n for f in findings if not f.catch_all for n in f.capped_by}
+    out = []
+    for f in findings:
+        if f.catch_all and f.estimated_speedup is not None:
+            speedup, binding = capped(f.estimated_speedup, sorted(established - set(f.capped_by)), values)
+            if binding:
+                f = replace(f, estimated_speedup=speedup, bound=binding)
+        out.append(f)
+    return out
+
+
+def severities_below_causes(findings: Sequence[Finding]) -> list[Finding]:
+    """A symptom is never more severe than the most severe finding that explains it (through any chain)."""
+    by_name = {f.name: f for f in findings}
+    explained_by: dict[str, list[str]] = {}
+    for f in findings:
+        for name in (*f.because, *f.explains):
+            if name in by_name and name != f.name:
+                explained_by.setdefault(name, []).append(f.name)
+    level = {f.name: SEVERITIES.index(f.severity) for f in findings}
+    for _ in range(len(findings)):  # a longest chain is no longer than the findings
+        changed = False
+        for name, causes in explained_by.items():
+            ceiling = max(level[c] for c in causes)
+            if level[name] > ceiling:
+                level[name], changed = ceiling, True
+        if not changed:
+            break
+    return [replace(f, severity=SEVERITIES[level[f.name]]) if SEVERITIES[level[f.name]] != f.severity else f
+            for f in findings]
+
+
+def claimed_together(findings: Iterable[Finding], bound_values: Mapping[str, float | None]) -> float | None:
+    """What the findings could recover together, each piece of time once: a claim's findings count as their
+    largest estimate, distinct claims add up, and the sum stays within the loosest bound any of them is
+    capped by (no fix gets the run below the floor none of them moves) and below the whole run."""
+    best: dict[str, float] = {}
+    caps: list[float] = []
+    for f in findings:
+        gain = f.global_speedup
+        if gain is None:
+            continue
+        best[f.claim] = max(best.get(f.claim, 0.0), gain)
+        caps.extend(v for n in f.capped_by if (v := bound_values.get(n)) is not None)
+    if not best:
+        return None
+    total = sum(best.values())
+    if caps:
+        total = min(total, max(caps))
+    if total >= 1.0:  # the claims cannot all be separate time (the run would take none): count the largest
+        total = max(best.values())
+    return total
+
+
+def bound_values(found: Iterable[Bound]) -> dict[str, float | None]:
+    return {b.name: b.value for b in found}

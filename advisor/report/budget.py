@@ -1,0 +1,49 @@
+"""The time budget section: the bounds every estimate in the report is capped by, in one table."""
+
+from __future__ import annotations
+
+from advisor.core import units as fmt
+from advisor.core.model import Analysis, Bound
+from advisor.engine.budget import bound_values, claimed_together
+from advisor.packs.expr import annotated
+from advisor.report.document import Paragraph, Section, Table, code, escape
+from advisor.report.view import subject
+
+
+def _caps(analysis: Analysis, bound: Bound) -> str:
+    """The findings that name this bound; bold where it set the estimate."""
+    names = [f"**{code(f.name)}**" if f.bound == bound.name else code(f.name)
+             for f in analysis.findings if bound.name in f.capped_by or f.bound == bound.name]
+    return ", ".join(names) or "—"
+
+
+def together(analysis: Analysis) -> float | None:
+    """What every finding could recover together, each piece of time counted once."""
+    return claimed_together(analysis.findings, bound_values(analysis.bounds))
+
+
+def time_budget_section(analysis: Analysis) -> Section | None:
+    cited = {n for f in analysis.findings for n in (*f.capped_by, f.bound)}
+    # a bound no finding names and that gives nothing back (another engine's lead) is only noise here
+    known = sorted((b for b in analysis.bounds if b.value is not None and (b.value > 0 or b.name in cited)),
+                   key=lambda b: (b.value, b.name))
+    if not known:
+        return None
+    total = analysis.value("total_time")
+    noun = subject(analysis)
+    rows = []
+    for b in known:
+        floor = fmt.seconds(total * (1 - b.value)) if total else "unavailable"
+        formula = annotated(b.formula, {n: (e.value, e.unit) for n, e in b.inputs.items()})
+        rows.append((f"{escape(b.title)} ({code(b.name)})", fmt.percent(b.value), floor, code(formula),
+                     _caps(analysis, b)))
+    blocks: list = [
+        Paragraph(f"Every estimate in this report is a claim on a piece of the {noun}'s measured time, capped by each "
+                  "bound its fix cannot move (bold: the bound that set the estimate). A bound is the most of the run "
+                  "one class of fix can give back; tightest first."),
+        Table(("Bound", "Recoverable at most", "Run no shorter than", "Formula (values)", "Caps"), tuple(rows),
+              align=("left", "right", "right", "left", "left"))]
+    missing = [code(b.name) for b in analysis.bounds if b.value is None]
+    if missing:
+        blocks.append(Paragraph(f"Unavailable (an input is missing): {', '.join(missing)}."))
+    return Section("Time budget", tuple(blocks), "time-budget")

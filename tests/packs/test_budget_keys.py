@@ -1,0 +1,42 @@
+"""A pack's place in the time budget: `bounds`, and a rule's `capped_by`, `claims` and `catch_all`."""
+
+import pytest
+from packs.test_load import GOOD_RULE, pack_text, refused
+
+from advisor.packs.load import load_packs
+
+ESTIMATED = GOOD_RULE + "    estimated_speedup: 0.1\n"
+
+
+def test_a_rule_names_bounds_from_any_loaded_pack_and_claims_time(write):
+    path = write("pack.yaml", pack_text(ESTIMATED + "    capped_by: [memory_floor]\n    claims: memory-traffic\n"
+                                        "    catch_all: true\n", head="pack: test\nversion: 1\nkinds: [neuron]\n"))
+    rule = load_packs([path], kind="neuron").rule("T001")
+    assert (rule.capped_by, rule.claims, rule.catch_all) == (("memory_floor",), "memory-traffic", True)
+
+
+def test_an_org_pack_declares_its_own_bound(write):
+    text = ("pack: test\nversion: 1\nkinds: [neuron]\nbounds:\n  - {name: org_floor, title: Org floor, "
+            "recoverable: 1 - dma_active_time_percent}\nrules:" + ESTIMATED + "    capped_by: [org_floor]\n")
+    rules = load_packs([write("pack.yaml", text)], kind="neuron")
+    assert [b.name for b in rules.bounds if b.pack == "test"] == ["org_floor"]
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ("    capped_by: [memory_flor]\n", "capped_by unknown bound 'memory_flor'"),
+    ("    claims: Memory Traffic\n", "must be a kebab-case name"),
+    ("    catch_all: yes please\n", "catch_all must be true or false"),
+])
+def test_budget_keys_are_checked_with_file_and_line(write, extra, expected):
+    message = refused(write, pack_text(ESTIMATED + extra, head="pack: test\nversion: 1\nkinds: [neuron]\n"))
+    assert expected in message and "pack.yaml:" in message
+
+
+def test_a_claim_needs_an_estimate(write):
+    message = refused(write, pack_text(GOOD_RULE + "    claims: memory-traffic\n"))
+    assert "needs estimated_speedup" in message
+
+
+def test_a_bound_is_an_expression_over_known_names(write):
+    text = "pack: test\nversion: 1\nbounds:\n  - {name: b, title: B, recoverable: 1 - no_such_metric}\n"
+    assert "no_such_metric" in refused(write, text)

@@ -1,0 +1,120 @@
+"""The time budget over every bundled sample of every kind: no estimate above a bound the same analysis
+records, catch-alls within what the specific causes established, each piece of time counted once, root
+causes before their symptoms and never less severe than them."""
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+from tests_support import SAMPLES
+
+from advisor.api import analyze
+from advisor.core.errors import AdvisorError
+from advisor.core.model import SEVERITIES, Analysis
+from advisor.engine.budget import bound_values, claimed_together
+from advisor.kinds import available
+from advisor.packs.load import load_packs
+from advisor.report.build import build_document
+
+SKIP = {"README.md", ".advisor-written.json"}
+
+
+def sample_inputs() -> list[Path]:
+    """Each sample folder that is one input (rank folders, Explorer exports), else each of its files."""
+    inputs = []
+    for folder in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
+        try:
+            analyze_cached(folder)
+            inputs.append(folder)
+        except AdvisorError:
+            inputs.extend(p for p in sorted(folder.iterdir())
+                          if p.is_file() and p.name not in SKIP and p.suffix not in (".py", ".yaml"))
+    return inputs
+
+
+@cache
+def analyze_cached(path: Path) -> Analysis:
+    return analyze(path)
+
+
+INPUTS = sample_inputs()
+EPS = 1e-9
+
+
+def test_every_kind_has_samples_here():
+    kinds = {analyze_cached(p).kind for p in INPUTS}
+    assert kinds >= {k.name for k in available() if k.name != "toy"}
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(SAMPLES)))
+def test_no_estimate_exceeds_a_bound_the_analysis_records(path):
+    a = analyze_cached(path)
+    values = bound_values(a.bounds)
+    established = {n for f in a.findings if not f.catch_all for n in f.capped_by}
+    for f in a.findings:
+        if f.global_speedup is None:
+            continue
+        for name in f.capped_by:
+            assert name in values, f"{f.name} is capped by {name}, which the analysis does not record"
+            if values[name] is not None:
+                assert f.global_speedup <= values[name] + EPS, (f.name, name, f.global_speedup, values[name])
+        if f.catch_all:
+            for name in established:
+                if values.get(name) is not None:
+                    assert f.global_speedup <= values[name] + EPS, (f.name, name)
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(SAMPLES)))
+def test_amdahl_totals_count_no_time_twice(path):
+    a = analyze_cached(path)
+    gains = [f for f in a.findings if f.global_speedup is not None]
+    together = claimed_together(a.findings, bound_values(a.bounds))
+    if not gains:
+        assert together is None
+        return
+    by_claim: dict[str, float] = {}
+    for f in gains:
+        by_claim[f.claim] = max(by_claim.get(f.claim, 0.0), f.global_speedup)
+    assert together <= sum(by_claim.values()) + EPS  # a shared claim counts once
+    assert together < 1.0
+    caps = [bound_values(a.bounds)[n] for f in gains for n in f.capped_by
+            if bound_values(a.bounds).get(n) is not None]
+    if caps:
+        assert together <= max(caps) + EPS
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(SAMPLES)))
+def test_root_causes_precede_their_symptoms_everywhere(path):
+    a = analyze_cached(path)
+    order = [f.name for f in a.findings]
+    by_name = {f.name: f for f in a.findings}
+    roots = [f.root_cause for f in a.findings]
+    assert roots == sorted(roots, reverse=True), "a symptom is listed before a root cause"
+    specific = [f.catch_all for f in a.findings if f.root_cause]
+    assert specific == sorted(specific), "a catch-all root cause is listed before a specific one"
+    for f in a.findings:
+        for symptom in (*f.explains, *f.because):
+            if symptom in by_name:
+                assert SEVERITIES.index(by_name[symptom].severity) <= SEVERITIES.index(f.severity), (symptom, f.name)
+    # the report's lists follow the same order: next steps name rules in the findings' order
+    document = build_document(a)
+    steps = next((s for s in document.sections if s.anchor == "next-steps"), None)
+    if steps is not None:
+        text = repr(steps.blocks)
+        named = sorted((text.find(f"`{n}`"), n) for n in order if f"`{n}`" in text)
+        positions = [order.index(n) for _, n in named]
+        assert positions == sorted(positions), f"next steps out of order: {[n for _, n in named]}"
+
+
+def test_every_builtin_estimate_names_the_bounds_its_fix_cannot_move():
+    unbounded = []
+    for kind in available():
+        rules = load_packs(kind=kind.name)
+        bounds = {b.name for b in rules.bounds}
+        for r in rules.rules:
+            # a local estimate (Nsight Compute) is a share of one unit's inefficiency, capped by its global_with parent
+            if r.estimated_speedup is not None and r.pack == kind.name and r.speedup_scope == "global":
+                if not r.capped_by:
+                    unbounded.append(f"{kind.name}/{r.name}")
+                assert set(r.capped_by) <= bounds
+    assert not unbounded, f"rules with an estimate and no capped_by: {', '.join(unbounded)}"
