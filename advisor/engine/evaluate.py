@@ -1,7 +1,8 @@
 """Forward chaining over the rule packs: every rule ends fired, passed, not applicable or skipped.
 
 Rules come in dependency order (rulepack orders them with graphlib), and rules only add facts,
-so one pass reaches the fixpoint. A fired rule none of whose dependants fired is a root cause.
+so one pass reaches the fixpoint. A fired rule none of whose dependants fired is a root cause, unless it is
+info (context).
 """
 
 from __future__ import annotations
@@ -183,7 +184,8 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         for name in (*f.because, *by_name[f.name].explains):
             if name in fired:
                 explained_by.setdefault(name, []).append(f.name)
-    findings = [replace(f, root_cause=f.name not in explained_by,
+    # an info finding is context (inherent work, a metric to read differently), never a cause to fix
+    findings = [replace(f, root_cause=f.name not in explained_by and f.severity != "info",
                         explains=tuple(n for n in by_name[f.name].explains if n in fired))
                 for f in fired.values()]
     findings = budget.severities_below_causes(budget.cap_catch_alls(findings, bound_values))

@@ -17,6 +17,19 @@ def _caps(analysis: Analysis, bound: Bound) -> str:
     return ", ".join(names) or "—"
 
 
+def _formula(analysis: Analysis, bound: Bound) -> str:
+    """The bound's formula with its inputs' values; a bound that is one derived metric shows that metric's
+    formula, so the reader sees the floors it is made of."""
+    metric = analysis.metrics.get(bound.formula)
+    if metric is not None and metric.formula and set(bound.inputs) == {bound.formula}:
+        hw = analysis.hardware
+        values = {n: (v, hw.env_units().get(n, "")) for n, v in hw.env().items()} if hw else {}
+        values.update({n: (analysis.value(n), analysis.metrics[n].unit) for n in metric.inputs
+                       if n in analysis.metrics})
+        return f"{bound.formula} = {annotated(metric.formula, values)}"
+    return annotated(bound.formula, {n: (e.value, e.unit) for n, e in bound.inputs.items()})
+
+
 def together(analysis: Analysis) -> float | None:
     """What every finding could recover together, each piece of time counted once."""
     return claimed_together(analysis.findings, bound_values(analysis.bounds))
@@ -34,7 +47,7 @@ def time_budget_section(analysis: Analysis) -> Section | None:
     rows = []
     for b in known:
         floor = fmt.seconds(total * (1 - b.value)) if total else "unavailable"
-        formula = annotated(b.formula, {n: (e.value, e.unit) for n, e in b.inputs.items()})
+        formula = _formula(analysis, b)
         rows.append((f"{escape(b.title)} ({code(b.name)})", fmt.percent(b.value), floor, code(formula),
                      _caps(analysis, b)))
     blocks: list = [
@@ -43,7 +56,4 @@ def time_budget_section(analysis: Analysis) -> Section | None:
                   "one class of fix can give back; tightest first."),
         Table(("Bound", "Recoverable at most", "Run no shorter than", "Formula (values)", "Caps"), tuple(rows),
               align=("left", "right", "right", "left", "left"))]
-    missing = [code(b.name) for b in analysis.bounds if b.value is None]
-    if missing:
-        blocks.append(Paragraph(f"Unavailable (an input is missing): {', '.join(missing)}."))
     return Section("Time budget", tuple(blocks), "time-budget")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from advisor.core import units as fmt
 from advisor.core.model import Analysis, Finding
 from advisor.kinds import get as get_kind
+from advisor.metrics.members import member_metric_names, member_spec
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
 from advisor.report.view import subject
 
@@ -221,10 +222,13 @@ def next_steps_section(analysis: Analysis) -> Section | None:
 
 
 def not_evaluated_section(analysis: Analysis) -> Section | None:
-    if not analysis.not_applicable:
+    # rules across members (stragglers) need an input of several profiles, not a better capture of this one
+    spec = member_spec(analysis.kind)
+    across = set(member_metric_names(spec)) if spec is not None and not analysis.entries else set()
+    missing = [n for n in analysis.not_applicable if not (n.missing and set(n.missing) <= across)]
+    if not missing:
         return None
-    rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing))
-                 for n in analysis.not_applicable)
+    rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing)) for n in missing)
     hints = get_kind(analysis.kind).data("report.yaml").get("capture_hints") or {}
     full = None if analysis.trace is not None else hints.get(analysis.source.format, hints.get("default"))
     ways = ", ".join(["a newer profiler", *([full] if full else []), "or `--hardware` for `hw_*` figures"])

@@ -94,7 +94,7 @@ def test_ranking_is_estimate_then_severity_then_id(write):
         {"name": "high-tie-later-id", "id": "T005", "severity": "high", "estimate": "0.3"},
         {"name": "unknown-estimate", "id": "T000", "severity": "critical"},
         {"name": "critical-tie", "id": "T009", "severity": "critical", "estimate": "0.3"},
-        {"name": "biggest-estimate", "id": "T008", "severity": "info", "estimate": "0.5"},
+        {"name": "biggest-estimate", "id": "T008", "severity": "low", "estimate": "0.5"},
         {"name": "high-tie-earlier-id", "id": "T003", "severity": "high", "estimate": "0.3"}])
     assert [f.name for f in run_tiny(ruleset).findings] == [
         "biggest-estimate",  # 0.5 beats every 0.3, whatever the severity
@@ -192,3 +192,12 @@ def test_unknown_parent_bound_leaves_the_child_unbounded():
     by_name = {f.name: f for f in run(values, hardware=None).findings}
     assert by_name["memory-bound"].estimated_speedup is None
     assert by_name["weight-reload"].estimated_speedup is None
+
+
+def test_an_info_finding_is_context_never_a_root_cause(write):
+    """Inherent work (a training step's three weight reads) is context: listed after the causes, not one of them."""
+    ruleset = tiny_pack(write, [
+        {"name": "context", "id": "T001", "severity": "info", "estimate": "0.5"},
+        {"name": "cause", "id": "T002", "severity": "low", "estimate": "0.1"}])
+    findings = run_tiny(ruleset).findings
+    assert [(f.name, f.root_cause) for f in findings] == [("cause", True), ("context", False)]
