@@ -80,22 +80,25 @@ def severities_below_causes(findings: Sequence[Finding]) -> list[Finding]:
 
 def claimed_together(findings: Iterable[Finding], bound_values: Mapping[str, float | None]) -> float | None:
     """What the findings could recover together, each piece of time once: a claim's findings count as their
-    largest estimate, distinct claims add up, and the sum stays within the loosest bound any of them is
-    capped by (no fix gets the run below the floor none of them moves) and below the whole run."""
+    largest estimate and distinct claims add up. The sum stays within the tightest bound that every one of
+    them names (none of the fixes moves that floor); with no bound in common, within the loosest bound any
+    names; and if it would take the whole run, the claims cannot be separate time: only the largest counts."""
     best: dict[str, float] = {}
-    caps: list[float] = []
+    named: list[set[str]] = []
     for f in findings:
         gain = f.global_speedup
         if gain is None:
             continue
         best[f.claim] = max(best.get(f.claim, 0.0), gain)
-        caps.extend(v for n in f.capped_by if (v := bound_values.get(n)) is not None)
+        named.append({n for n in f.capped_by if bound_values.get(n) is not None})
     if not best:
         return None
     total = sum(best.values())
+    common = set.intersection(*named)
+    caps = [bound_values[n] for n in (common or set.union(*named))]
     if caps:
-        total = min(total, max(caps))
-    if total >= 1.0:  # the claims cannot all be separate time (the run would take none): count the largest
+        total = min(total, min(caps) if common else max(caps))  # type: ignore[type-var]
+    if total >= 1.0:
         total = max(best.values())
     return total
 

@@ -154,7 +154,6 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             outcomes.append(RuleOutcome(rule.name, "passed"))
             continue
         speedup = _clamp(rule.estimated_speedup.evaluate(env)) if rule.estimated_speedup else None
-        speedup, binding = budget.capped(speedup, rule.capped_by, bound_values)
         for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
             cap = fired[parent].estimated_speedup
             if cap is None and by_name[parent].estimated_speedup is not None:
@@ -166,6 +165,10 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
                    if p in fired and fired[p].estimated_speedup is not None]
         if scope == "local" and parents and speedup is not None:  # Nsight Compute: min(parent, local), global
             speedup, scope = min(speedup, *parents), "global"
+        # bounds are shares of total time: they cap a global estimate, never a local one (Nsight Compute)
+        binding = ""
+        if scope == "global":
+            speedup, binding = budget.capped(speedup, rule.capped_by, bound_values)
         evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
         fired[rule.name] = Finding(
             id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,

@@ -62,3 +62,12 @@ def test_findings_that_claim_the_same_time_count_once():
     assert capped == pytest.approx(0.77)  # never past the loosest bound any of them is capped by
     local = budget.claimed_together([finding("local", 0.5, scope="local")], values)
     assert local is None  # a local estimate is not a share of time
+
+
+def test_a_bound_every_summed_fix_leaves_in_place_caps_their_sum():
+    """Bank conflicts and occupancy both leave the L2 traffic: together they cannot beat the L2 floor."""
+    values = {"l2": 0.311, "compute": 0.557}
+    together = budget.claimed_together([
+        finding("bank-conflicts", 0.311, capped_by=("l2",), claims="bank-conflicts"),
+        finding("occupancy", 0.311, capped_by=("l2", "compute"), claims="issue-slots")], values)
+    assert together == pytest.approx(0.311)

@@ -36,6 +36,7 @@ NAMES = {
     "RBL009": "device-imbalance", "RBL010": "hot-layer", "RBL011": "dma-bound-layers",
     "RBL012": "unattributable-names", "RBL013": "first-command-barrier", "RBL014": "chiplet-imbalance",
     "RBL015": "host-fallback", "RBL016": "weight-streaming", "RBL017": "sequence-jitter",
+    "RBL019": "ne-idle-under-neural-dma",
     # cross-member rules: they read advisor/metrics/members.py's metrics of a rank folder
     "RBL040": "rank-straggler", "RBL041": "rank-straggler-ne", "RBL042": "rank-straggler-dma",
     "RBL043": "rank-straggler-comm",

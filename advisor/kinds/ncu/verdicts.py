@@ -104,7 +104,7 @@ def _outcome_text(analysis: Analysis, names: tuple[str, ...]) -> str:
     return "; ".join(parts) or "no advisor rule of that name ran"
 
 
-def _same_size(vendor: VendorFinding, ours: tuple[Finding, ...], tolerance: float) -> str:
+def _same_size(analysis: Analysis, vendor: VendorFinding, ours: tuple[Finding, ...], tolerance: float) -> str:
     """A note comparing the two estimates where both exist."""
     estimated = [f for f in ours if f.estimated_speedup is not None]
     if vendor.speedup is None or not estimated:
@@ -115,7 +115,11 @@ def _same_size(vendor: VendorFinding, ours: tuple[Finding, ...], tolerance: floa
     same_scope = best.speedup_scope == (vendor.speedup_scope or "global")
     if same_scope and abs((best.estimated_speedup or 0.0) - vendor.speedup) <= tolerance:
         return f"Estimates agree: ncu {ncu_text}, advisor {our_text}."
-    return f"Estimates differ: ncu {ncu_text}, advisor {our_text} ({best.name})."
+    capped = ""
+    if best.bound:  # advisor's figure was set by a bound of the time budget that ncu's formula does not apply
+        title = next((b.title for b in analysis.bounds if b.name == best.bound), best.bound)
+        capped = f", capped by {title} ({best.bound})"
+    return f"Estimates differ: ncu {ncu_text}, advisor {our_text} ({best.name}{capped})."
 
 
 def verdicts(analysis: Analysis) -> list[Verdict]:
@@ -154,7 +158,7 @@ def verdicts(analysis: Analysis) -> list[Verdict]:
                                 f"advisor: {_outcome_text(analysis, mapping.ours)}."))
             continue
         causes = sorted({c for f in ours if not f.root_cause for c in _explainers(analysis, f.name)})
-        size = _same_size(vendor, ours, tolerance)
+        size = _same_size(analysis, vendor, ours, tolerance)
         change = _formula_change(analysis, vendor, changes) if size.startswith("Estimates differ") else None
         if change is not None:
             release = analysis.info.get("profiler_version", "")

@@ -324,8 +324,9 @@ def _ranks_section(analysis: Analysis) -> Section | None:
         name, longest = max(spans, key=lambda item: item[1])
         text += (f" Rank imbalance: {fmt.ratio(longest / mean, '×')} (longest device span ÷ mean over "
                  f"{len(spans)} ranks); the straggler is **{escape(name)}** ({fmt.seconds(longest)} against a mean of "
-                 f"{fmt.seconds(mean)}). The rules judge each trace on its own; every rank waits for the straggler "
-                 "at each collective, so its excess over the mean is time the other ranks lose.")
+                 f"{fmt.seconds(mean)}). Every rank waits for the straggler at each collective, so its excess is time "
+                 "the other ranks lose; the rank-straggler findings measure it against the others' median and "
+                 "name where it comes from.")
     return Section("Ranks and clocks", (Paragraph(text),), "ranks")
 
 
