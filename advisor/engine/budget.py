@@ -79,10 +79,17 @@ def severities_below_causes(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def claimed_together(findings: Iterable[Finding], bound_values: Mapping[str, float | None]) -> float | None:
-    """What the findings could recover together, each piece of time once: a claim's findings count as their
-    largest estimate and distinct claims add up. The sum stays within the tightest bound that every one of
-    them names (none of the fixes moves that floor); with no bound in common, within the loosest bound any
-    names; and if it would take the whole run, the claims cannot be separate time: only the largest counts."""
+    """What the findings could recover together, each piece of time once (see `together_and_bound`)."""
+    return together_and_bound(findings, bound_values)[0]
+
+
+def together_and_bound(findings: Iterable[Finding],
+                       bound_values: Mapping[str, float | None]) -> tuple[float | None, str]:
+    """What the findings could recover together and the bound that capped the sum ('' when none did): a claim's
+    findings count as their largest estimate and distinct claims add up. The sum stays within the tightest bound
+    that every one of them names (none of the fixes moves that floor); with no bound in common, within the
+    loosest bound any names; and if it would take the whole run, the claims cannot be separate time: only the
+    largest counts."""
     best: dict[str, float] = {}
     named: list[set[str]] = []
     for f in findings:
@@ -92,15 +99,17 @@ def claimed_together(findings: Iterable[Finding], bound_values: Mapping[str, flo
         best[f.claim] = max(best.get(f.claim, 0.0), gain)
         named.append({n for n in f.capped_by if bound_values.get(n) is not None})
     if not best:
-        return None
-    total = sum(best.values())
+        return None, ""
+    total, binding = sum(best.values()), ""
     common = set.intersection(*named)
-    caps = [bound_values[n] for n in (common or set.union(*named))]
-    if caps:
-        total = min(total, min(caps) if common else max(caps))  # type: ignore[type-var]
+    candidates = sorted(common or set.union(*named), key=lambda n: (bound_values[n], n))
+    if candidates:
+        cap = candidates[0] if common else candidates[-1]
+        if bound_values[cap] <= total:  # type: ignore[operator]
+            total, binding = bound_values[cap], cap  # type: ignore[assignment]
     if total >= 1.0:
-        total = max(best.values())
-    return total
+        total, binding = max(best.values()), ""
+    return total, binding
 
 
 def bound_values(found: Iterable[Bound]) -> dict[str, float | None]:

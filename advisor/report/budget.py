@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis, Bound
-from advisor.engine.budget import bound_values, claimed_together
+from advisor.engine.budget import bound_values, together_and_bound
 from advisor.packs.expr import annotated
 from advisor.report.document import Paragraph, Section, Table, code, escape
 from advisor.report.view import subject
@@ -30,9 +30,11 @@ def _formula(analysis: Analysis, bound: Bound) -> str:
     return annotated(bound.formula, {n: (e.value, e.unit) for n, e in bound.inputs.items()})
 
 
-def together(analysis: Analysis) -> float | None:
-    """What every finding could recover together, each piece of time counted once."""
-    return claimed_together(analysis.findings, bound_values(analysis.bounds))
+def together(analysis: Analysis) -> tuple[float | None, str]:
+    """What every finding could recover together, each piece of time counted once, and the title of the bound
+    that capped the sum ('' when none did)."""
+    value, bound = together_and_bound(analysis.findings, bound_values(analysis.bounds))
+    return value, next((b.title for b in analysis.bounds if b.name == bound), "")
 
 
 def time_budget_section(analysis: Analysis) -> Section | None:

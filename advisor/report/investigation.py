@@ -86,10 +86,10 @@ def _profile_bounds(analysis: Analysis) -> list:
         + (f" — {vendor}." if vendor else ".") + " Findings that claim the same time share one claim: together "
         "they count once.")]
     if rows:
-        combined = together(analysis)
+        combined, capped_by = together(analysis)
         if combined is not None and len(rows) > 1:
             rows.append(("**All findings together**, each claim once", f"**{fmt.percent(combined)}**",
-                         f"**{_speedup_bound(combined)}**", "the loosest bound of any finding", ""))
+                         f"**{_speedup_bound(combined)}**", escape(capped_by) or "the claims' sum", ""))
         blocks.append(Table(("Finding", "Recoverable share of total time", f"{noun.capitalize()} speedup bound",
                              "Set by", "Claims"), tuple(rows), align=("left", "right", "right", "left", "left")))
     pipeline = _perfect_pipeline(analysis)
