@@ -44,7 +44,7 @@ def test_multi_core_straggler_is_dma_with_the_same_tensor_engine_time():
     assert a.metrics["straggler_excess_time"].formula == "total_time − median(total_time of the other members)"
     dma, straggler = _finding(a, "straggler-dma"), _finding(a, "straggler")
     assert dma.root_cause and not straggler.root_cause  # the cause explains the straggler
-    assert "DMA accounts for 7.23 ms" in dma.message and "0 s more Tensor Engine time" in dma.message
+    assert "its DMA is active 7.23 ms longer" in dma.message and "0 s more Tensor Engine time" in dma.message
     assert "7.23 ms longer than the median of the others" in straggler.message
     assert "13.04 % of its own time" in straggler.message
     assert straggler.estimated_speedup == pytest.approx(a.value("straggler_excess_percent"))
@@ -78,7 +78,7 @@ def test_rbln_ranks_straggler_is_its_neural_engine():
     assert a.value("straggler_comm_busy_excess") is None  # one device per rank: no communication, not 0
     cause, straggler = _finding(a, "rank-straggler-ne"), _finding(a, "rank-straggler")
     assert cause.root_cause and not straggler.root_cause
-    assert "the Neural Engine accounts for 1.117 ms" in cause.message
+    assert "its Neural Engine is busy 1.117 ms longer" in cause.message
     assert straggler.estimated_speedup == pytest.approx(excess / ranks[1].value("total_time"))
     # the Neural Engine's excess overlaps other work: capped by the straggler's own excess, never above it
     assert cause.estimated_speedup == pytest.approx(min(excess, ne) / ranks[1].value("total_time"))

@@ -50,8 +50,10 @@ def test_every_kind_has_samples_here():
 def test_no_estimate_exceeds_a_bound_the_analysis_records(path):
     a = analyze_cached(path)
     values = bound_values(a.bounds)
-    established = {n for f in a.findings if not f.catch_all for n in f.capped_by}
+    everywhere = {n for f in a.findings if not f.catch_all for n in f.capped_by}
     for f in a.findings:
+        causes = [c for c in a.findings if f.name in (*c.explains, *c.because)]
+        established = {n for c in causes if not c.catch_all for n in c.capped_by} or everywhere
         if f.global_speedup is None:
             continue
         for name in f.capped_by:
@@ -62,12 +64,18 @@ def test_no_estimate_exceeds_a_bound_the_analysis_records(path):
             for name in established:
                 if values.get(name) is not None:
                     assert f.global_speedup <= values[name] + EPS, (f.name, name)
+        # a symptom's time is its causes': never more than what they recover together
+        known = [c for c in causes if c.global_speedup is not None]
+        if causes and f.speedup_scope == "global":
+            assert known, f"{f.name} claims time although none of its causes can ({[c.name for c in causes]})"
+            assert f.global_speedup <= sum(c.global_speedup for c in known) + EPS, f.name
+
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(SAMPLES)))
 def test_amdahl_totals_count_no_time_twice(path):
     a = analyze_cached(path)
-    gains = [f for f in a.findings if f.global_speedup is not None]
+    gains = [f for f in a.findings if f.global_speedup is not None and f.root_cause]  # symptoms: their causes' time
     together = claimed_together(a.findings, bound_values(a.bounds))
     if not gains:
         assert together is None

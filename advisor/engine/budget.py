@@ -44,12 +44,17 @@ def capped(speedup: float | None, names: Iterable[str], values: Mapping[str, flo
 
 
 def cap_catch_alls(findings: Sequence[Finding], values: Mapping[str, float | None]) -> list[Finding]:
-    """A catch-all rule names no mechanism of its own, so it can give back no more than the tightest bound
-    any fired specific rule established."""
-    established = {n for f in findings if not f.catch_all for n in f.capped_by}
+    """A catch-all rule names no mechanism of its own, so it can give back no more than the tightest bound the
+    specific findings that explain it established (any fired rule's, when none explains it)."""
+    everywhere = {n for f in findings if not f.catch_all for n in f.capped_by}
+    by_name = {f.name: f for f in findings}
+    causes = _causes(findings)
     out = []
     for f in findings:
         if f.catch_all and f.estimated_speedup is not None:
+            # the findings that explain it say where its time goes; with none, any fired rule's bound applies
+            mine = {n for c in causes.get(f.name, ()) if not by_name[c].catch_all for n in by_name[c].capped_by}
+            established = mine or everywhere
             speedup, binding = capped(f.estimated_speedup, sorted(established - set(f.capped_by)), values)
             if binding:
                 f = replace(f, estimated_speedup=speedup, bound=binding)
@@ -57,19 +62,51 @@ def cap_catch_alls(findings: Sequence[Finding], values: Mapping[str, float | Non
     return out
 
 
-def severities_below_causes(findings: Sequence[Finding]) -> list[Finding]:
-    """A symptom is never more severe than the most severe finding that explains it (through any chain)."""
-    by_name = {f.name: f for f in findings}
-    explained_by: dict[str, list[str]] = {}
+def _causes(findings: Sequence[Finding]) -> dict[str, list[str]]:
+    """Each explained finding's direct causes: the findings that explain it or require it."""
+    names = {f.name for f in findings}
+    causes: dict[str, list[str]] = {}
     for f in findings:
         for name in (*f.because, *f.explains):
-            if name in by_name and name != f.name:
-                explained_by.setdefault(name, []).append(f.name)
+            if name in names and name != f.name:
+                causes.setdefault(name, []).append(f.name)
+    return causes
+
+
+def symptoms_within_causes(findings: Sequence[Finding], values: Mapping[str, float | None]) -> list[Finding]:
+    """A symptom's time is its causes' time: its estimate is capped by what its causes recover together, and
+    when none of them can name a share of time (a saturated unit: latency fixes cannot help) it claims none.
+    `bound` then names the cause that set it."""
+    by_name = {f.name: f for f in findings}
+    causes = _causes(findings)
+    for _ in range(len(findings)):  # causes first, down the longest chain
+        changed = False
+        for name, names in causes.items():
+            f = by_name[name]
+            if f.global_speedup is None:
+                continue
+            known = [by_name[c] for c in names if by_name[c].global_speedup is not None]
+            cap, _ = together_and_bound(known, values) if known else (None, "")
+            if cap is None:
+                by_name[name] = replace(f, estimated_speedup=None, bound=names[0])
+                changed = True
+            elif cap < f.global_speedup - 1e-12:
+                setter = max(known, key=lambda c: c.global_speedup or 0.0).name
+                by_name[name] = replace(f, estimated_speedup=cap, bound=setter)
+                changed = True
+        if not changed:
+            break
+    return [by_name[f.name] for f in findings]
+
+
+def severities_below_causes(findings: Sequence[Finding]) -> list[Finding]:
+    """A symptom is never more severe than the most severe finding that explains it (through any chain)."""
+    causes = _causes(findings)
     level = {f.name: SEVERITIES.index(f.severity) for f in findings}
     for _ in range(len(findings)):  # a longest chain is no longer than the findings
         changed = False
-        for name, causes in explained_by.items():
-            ceiling = max(level[c] for c in causes)
+        for name, names in causes.items():
+            ceiling = max(level[c] for c in names)
             if level[name] > ceiling:
                 level[name], changed = ceiling, True
         if not changed:
@@ -85,8 +122,9 @@ def claimed_together(findings: Iterable[Finding], bound_values: Mapping[str, flo
 
 def together_and_bound(findings: Iterable[Finding],
                        bound_values: Mapping[str, float | None]) -> tuple[float | None, str]:
-    """What the findings could recover together and the bound that capped the sum ('' when none did): a claim's
-    findings count as their largest estimate and distinct claims add up. The sum stays within the tightest bound
+    """What the findings could recover together and the bound that capped the sum ('' when none did): only root
+    causes count (a symptom's time is its causes'), a claim's findings count as their largest estimate and
+    distinct claims add up. The sum stays within the tightest bound
     that every one of them names (none of the fixes moves that floor); with no bound in common, within the
     loosest bound any names; and if it would take the whole run, the claims cannot be separate time: only the
     largest counts."""
@@ -94,7 +132,7 @@ def together_and_bound(findings: Iterable[Finding],
     named: list[set[str]] = []
     for f in findings:
         gain = f.global_speedup
-        if gain is None:
+        if gain is None or not f.root_cause:  # a symptom's time is inside its causes'
             continue
         best[f.claim] = max(best.get(f.claim, 0.0), gain)
         named.append({n for n in f.capped_by if bound_values.get(n) is not None})

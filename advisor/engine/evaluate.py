@@ -191,7 +191,8 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     findings = [replace(f, root_cause=f.name not in explained_by and f.severity != "info",
                         explains=tuple(n for n in by_name[f.name].explains if n in fired))
                 for f in fired.values()]
-    findings = budget.severities_below_causes(budget.cap_catch_alls(findings, bound_values))
+    findings = budget.cap_catch_alls(findings, bound_values)
+    findings = budget.severities_below_causes(budget.symptoms_within_causes(findings, bound_values))
     # root causes before the symptoms they explain, a catch-all after every specific cause (a symptom or a
     # catch-all with a larger estimate never leads), then by estimated gain and severity
     findings.sort(key=lambda f: (not f.root_cause, f.catch_all,

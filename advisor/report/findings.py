@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.core import units as fmt
-from advisor.core.model import Analysis, Finding
+from advisor.core.model import Analysis, Finding, NotApplicable
 from advisor.kinds import get as get_kind
 from advisor.metrics.members import member_metric_names, member_spec
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
@@ -34,7 +34,7 @@ def _gain(f: Finding, analysis: Analysis) -> str:
 def verdict(analysis: Analysis) -> Verdict:
     causes = root_causes(analysis)
     if not causes:
-        skipped = len(analysis.not_applicable)
+        skipped = len(not_evaluated(analysis))
         tail = f" {skipped} rule(s) could not be evaluated for missing metrics (see the appendix)." if skipped else ""
         return Verdict((), "**Verdict:** no rule in the loaded packs fired on this profile." + tail)
     top = causes[0]
@@ -198,7 +198,9 @@ def ranked_steps(analysis: Analysis) -> list[str]:
     for f in analysis.findings:
         # a symptom's action is under its finding: as a step it would repeat or contradict its root cause's
         # ("raise occupancy" under a saturated unit that says occupancy cannot help)
-        if f.root_cause and f.recommendation and f.recommendation not in seen:
+        # a local estimate that stayed local (Nsight Compute: the issue slots are not under-used) claims no time
+        # of the kernel: its own condition for being worth it is unmet, so it is no step
+        if f.root_cause and f.recommendation and f.recommendation not in seen and f.speedup_scope != "local":
             seen.add(f.recommendation)
             gain = (f.global_speedup or 0) * (kernel_share if kernel_share is not None else 1)
             gains = _gain(f, analysis) + _workload_gain(f, kernel_share)
@@ -221,11 +223,16 @@ def next_steps_section(analysis: Analysis) -> Section | None:
     return Section("Next steps", tuple(blocks), "next-steps")
 
 
-def not_evaluated_section(analysis: Analysis) -> Section | None:
-    # rules across members (stragglers) need an input of several profiles, not a better capture of this one
+def not_evaluated(analysis: Analysis) -> list[NotApplicable]:
+    """The rules a better capture would enable: not those across members (stragglers), which need an input of
+    several profiles, not more metrics of this one."""
     spec = member_spec(analysis.kind)
     across = set(member_metric_names(spec)) if spec is not None and not analysis.entries else set()
-    missing = [n for n in analysis.not_applicable if not (n.missing and set(n.missing) <= across)]
+    return [n for n in analysis.not_applicable if not (n.missing and set(n.missing) <= across)]
+
+
+def not_evaluated_section(analysis: Analysis) -> Section | None:
+    missing = not_evaluated(analysis)
     if not missing:
         return None
     rows = tuple((code(n.name), escape(n.title), ", ".join(code(m) for m in n.missing)) for n in missing)

@@ -78,7 +78,7 @@ def _profile_bounds(analysis: Analysis) -> list:
         if f.global_speedup is None:  # a local estimate is not a share of time: no Amdahl bound from it
             continue
         rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.global_speedup),
-                     _speedup_bound(f.global_speedup), escape(titles.get(f.bound, "")) or "its own formula",
+                     _speedup_bound(f.global_speedup), _set_by(f.bound, titles),
                      code(f.claim)))
     blocks: list = [Paragraph(
         f"No workload timings were given (`--context` with `workload:`), so this is the {noun}-level view: for each "
@@ -96,6 +96,13 @@ def _profile_bounds(analysis: Analysis) -> list:
     if pipeline:
         blocks.append(Paragraph(pipeline))
     return blocks
+
+
+def _set_by(bound: str, titles: dict[str, str]) -> str:
+    """What set an estimate: a bound of the time budget, a cause whose time it is, or the rule's own formula."""
+    if bound in titles:
+        return escape(titles[bound])
+    return f"its cause {code(bound)}" if bound else "its own formula"
 
 
 def _speedup_bound(share: float) -> str:

@@ -79,11 +79,14 @@ def test_child_estimate_capped_by_parent(write):
     assert by_name["child"].estimated_speedup == 0.1  # not its own 0.5: capped by the parent's
 
 
-def test_child_estimate_below_the_cap_is_kept(write):
+def test_child_estimate_below_the_cap_is_kept_and_caps_the_parent_it_explains(write):
+    """The parent is the symptom the child explains: its time is the child's, so it claims no more."""
     ruleset = tiny_pack(write, [
         {"name": "parent", "id": "T001", "severity": "low", "estimate": "0.5"},
         {"name": "child", "id": "T002", "severity": "high", "requires": ["parent"], "estimate": "0.1"}])
-    assert {f.name: f.estimated_speedup for f in run_tiny(ruleset).findings} == {"parent": 0.5, "child": 0.1}
+    found = {f.name: f for f in run_tiny(ruleset).findings}
+    assert {n: f.estimated_speedup for n, f in found.items()} == {"parent": 0.1, "child": 0.1}
+    assert found["parent"].bound == "child" and not found["parent"].root_cause
 
 
 def test_ranking_is_estimate_then_severity_then_id(write):

@@ -297,6 +297,8 @@ def _occupancy_sentence(view: View) -> str:
         text += (f". The achieved occupancy is {fmt.percent(achieved / theoretical)} of what the launch allows: "
                  + ("the gap is scheduling overhead or imbalance (blocks finishing at different times, a partial "
                     "last wave), not a resource limit" if achieved / theoretical < 0.8 else
+                    "no resource limit binds, so what gap there is comes from scheduling or imbalance"
+                    if theoretical >= 0.999 else
                     "the resource limits, not imbalance, set the occupancy"))
     return text + "."
 
@@ -308,7 +310,9 @@ def _waves_sentence(view: View) -> str:
     if waves < 1:
         return (f"**{fmt.ratio(waves)} waves per SM**: the grid does not fill the GPU once, so some SMs "
                 "stay idle for the whole kernel.")
-    tail = (f" The last wave is {view.show('tail_wave_fraction')} full." if _has(view, "tail_wave_fraction") else "")
+    fill = view.raw("tail_wave_fraction")
+    tail = ("" if fill is None else " The waves divide evenly: no partial last wave." if fill == 0
+            else f" The last wave is {view.show('tail_wave_fraction')} full.")
     return f"{fmt.ratio(waves)} waves per SM.{tail}"
 
 

@@ -42,13 +42,14 @@ def bounds(result) -> dict[str, float | None]:
     return bound_values(result.bounds)
 
 
-def test_the_pack_declares_the_four_bounds_with_their_formulas():
+def test_the_pack_declares_the_five_bounds_with_their_formulas():
     declared = {b.name: b.recoverable.text for b in RULESET.bounds if b.pack == "ncu"}
     assert declared == {"partial_wave": "partial_wave_recoverable",
                         "compute_busy": "1 - compute_throughput_percent",
                         "memory_busy": "1 - memory_throughput_percent",
                         "l2_dram_floor": "1 - max_known(dram_floor_time / total_time, dram_throughput_percent, "
-                                         "l2_throughput_percent)"}
+                                         "l2_throughput_percent)",
+                        "latency_room": "1 - max_throughput_percent"}
 
 
 def test_tail_effect_keeps_ncus_formula_and_is_capped_by_the_partial_wave():
@@ -133,7 +134,8 @@ def test_the_occupancy_and_stall_estimates_share_the_issue_slots_they_are_capped
     stalls, gap = finding(result, "long-scoreboard-stalls"), finding(result, "achieved-occupancy-gap")
     assert stalls.global_speedup == pytest.approx(0.38) and gap.global_speedup == pytest.approx(0.38)
     assert stalls.claim == gap.claim == "issue-slots"
-    assert claimed_together(result.findings, bounds(result)) == pytest.approx(0.38)
+    # the empty issue slots count once (38 %, not 76 %), beside memory's 21-point lead over compute
+    assert claimed_together(result.findings, bounds(result)) == pytest.approx(0.38 + 0.21)
 
 
 @pytest.fixture(scope="module")
