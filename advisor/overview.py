@@ -42,8 +42,10 @@ def _column(analysis: Analysis, spec: dict[str, Any]) -> OverviewColumn:
 
 def overview_row(analysis: Analysis, name: str, analysed: bool) -> ProfileOverview:
     spec = get_kind(analysis.kind).data("report.yaml").get("overview") or {}
-    estimated = [f for f in analysis.findings if f.estimated_speedup is not None and f.speedup_scope == "global"]
-    best = max(estimated, key=lambda f: f.estimated_speedup or 0.0, default=None)
+    estimated = [f for f in analysis.findings if f.global_speedup is not None]
+    # a root cause's gain, which includes its symptoms' time; a symptom's only when no root cause has one
+    causes = [f for f in estimated if f.root_cause] or estimated
+    best = max(causes, key=lambda f: f.global_speedup or 0.0, default=None)
     return ProfileOverview(
         name=name, total_time=analysis.value("total_time"), where=_where(analysis, spec.get("where", {}).get(
             "fields", ())), columns=tuple(_column(analysis, c) for c in spec.get("columns", ())),

@@ -126,3 +126,15 @@ def test_every_builtin_estimate_names_the_bounds_its_fix_cannot_move():
                     unbounded.append(f"{kind.name}/{r.name}")
                 assert set(r.capped_by) <= bounds
     assert not unbounded, f"rules with an estimate and no capped_by: {', '.join(unbounded)}"
+
+
+def test_an_overview_row_offers_a_root_cause_not_the_symptom_it_explains():
+    """legacy_trace: memory-bound (a symptom, 38.79 %: its causes' time together) is larger than any one root
+    cause; the overview and the fleet offer the root cause, whose fix gives that time back."""
+    from advisor.overview import overview_row
+
+    a = analyze_cached(SAMPLES / "legacy_trace" / "profile.json")
+    row = overview_row(a, "legacy_trace", analysed=True)
+    top = next(f for f in a.findings if f.name == row.gain_finding)
+    assert top.root_cause and row.gain == pytest.approx(top.global_speedup)
+    assert any(not f.root_cause and f.global_speedup > row.gain for f in a.findings)

@@ -67,7 +67,8 @@ def outcome(analysis: Analysis, item: Item, label: str | None, generic_stems: fr
     spec = fleet_spec(analysis.kind)
     info = dict(analysis.info)
     total = analysis.value("total_time")
-    scoped = [f for f in analysis.findings if f.speedup_scope == "global" and f.estimated_speedup is not None]
+    scoped = [f for f in analysis.findings if f.global_speedup is not None]
+    scoped = [f for f in scoped if f.root_cause] or scoped  # a root cause's gain includes its symptoms' time
     best = max(scoped, key=lambda f: (f.estimated_speedup or 0.0, f.name), default=None)
     gain = best.estimated_speedup if best else None
     severities = [SEVERITIES.index(f.severity) for f in analysis.findings if f.severity in SEVERITIES]
