@@ -75,8 +75,8 @@ def _causes(findings: Sequence[Finding]) -> dict[str, list[str]]:
 
 def symptoms_within_causes(findings: Sequence[Finding], values: Mapping[str, float | None]) -> list[Finding]:
     """A symptom's time is its causes' time: its estimate is capped by what its causes recover together, and
-    when none of them can name a share of time (a saturated unit: latency fixes cannot help) it claims none.
-    `bound` then names the cause that set it."""
+    when none of them can name a share of time it claims none; `bound` then names those causes. A symptom that
+    shares a cause's claim is the same time by the pack's word and keeps its estimate (counted once in sums)."""
     by_name = {f.name: f for f in findings}
     causes = _causes(findings)
     for _ in range(len(findings)):  # causes first, down the longest chain
@@ -85,14 +85,15 @@ def symptoms_within_causes(findings: Sequence[Finding], values: Mapping[str, flo
             f = by_name[name]
             if f.global_speedup is None:
                 continue
+            if any(by_name[c].claim == f.claim for c in names):
+                continue  # the same time as a cause's, by the pack's word: one claim, counted once in sums
             known = [by_name[c] for c in names if by_name[c].global_speedup is not None]
-            cap, _ = together_and_bound(known, values) if known else (None, "")
+            cap, _ = together_and_bound(known, values, roots_only=False) if known else (None, "")
             if cap is None:
                 by_name[name] = replace(f, estimated_speedup=None, bound=names[0])
                 changed = True
             elif cap < f.global_speedup - 1e-12:
-                setter = max(known, key=lambda c: c.global_speedup or 0.0).name
-                by_name[name] = replace(f, estimated_speedup=cap, bound=setter)
+                by_name[name] = replace(f, estimated_speedup=cap, bound=",".join(c.name for c in known))
                 changed = True
         if not changed:
             break
@@ -120,19 +121,21 @@ def claimed_together(findings: Iterable[Finding], bound_values: Mapping[str, flo
     return together_and_bound(findings, bound_values)[0]
 
 
-def together_and_bound(findings: Iterable[Finding],
-                       bound_values: Mapping[str, float | None]) -> tuple[float | None, str]:
-    """What the findings could recover together and the bound that capped the sum ('' when none did): only root
-    causes count (a symptom's time is its causes'), a claim's findings count as their largest estimate and
-    distinct claims add up. The sum stays within the tightest bound
+def together_and_bound(findings: Iterable[Finding], bound_values: Mapping[str, float | None],
+                       roots_only: bool = True) -> tuple[float | None, str]:
+    """What the findings could recover together and the bound that capped the sum ('' when none did): only the
+    claims of root causes count (a symptom's time is its causes'; one that shares a cause's claim is that claim),
+    a claim counts as its findings' largest estimate and distinct claims add up. The sum stays within the tightest bound
     that every one of them names (none of the fixes moves that floor); with no bound in common, within the
     loosest bound any names; and if it would take the whole run, the claims cannot be separate time: only the
     largest counts."""
+    findings = list(findings)
+    counted = {f.claim for f in findings if f.root_cause or not roots_only}
     best: dict[str, float] = {}
     named: list[set[str]] = []
     for f in findings:
         gain = f.global_speedup
-        if gain is None or not f.root_cause:  # a symptom's time is inside its causes'
+        if gain is None or f.claim not in counted:  # a symptom's own claim is inside its causes' time
             continue
         best[f.claim] = max(best.get(f.claim, 0.0), gain)
         named.append({n for n in f.capped_by if bound_values.get(n) is not None})

@@ -93,8 +93,10 @@ def _chain(analysis: Analysis, finding: Finding) -> str:
 
 def _finding_section(rank: int, f: Finding, by_name: dict[str, Finding],
                      explained_by: dict[str, list[str]]) -> Section:
+    role = (" · **root cause**" if f.root_cause else
+            " · context, not a cause to fix" if f.severity == "info" and not explained_by.get(f.name) else "")
     blocks: list = [Paragraph(f"**{escape(f.severity.upper())}** · {escape(f.category)} · {code(f.id)} "
-                              f"{code(f.name)}{' · **root cause**' if f.root_cause else ''}"),
+                              f"{code(f.name)}{role}"),
                     Paragraph(escape(f.message))]
     if f.because:
         reasons = []

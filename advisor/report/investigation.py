@@ -102,7 +102,10 @@ def _set_by(bound: str, titles: dict[str, str]) -> str:
     """What set an estimate: a bound of the time budget, a cause whose time it is, or the rule's own formula."""
     if bound in titles:
         return escape(titles[bound])
-    return f"its cause {code(bound)}" if bound else "its own formula"
+    causes = [code(c) for c in bound.split(",") if c]
+    if len(causes) > 1:
+        return f"its causes {', '.join(causes)} together"
+    return f"its cause {causes[0]}" if causes else "its own formula"
 
 
 def _speedup_bound(share: float) -> str:

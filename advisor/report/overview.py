@@ -143,15 +143,16 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
                              f"gives the whole run, and the bound if the {item} took no time at all."),
                    Table((item.capitalize(), "Share of run", "Fixing its top finding", "Run speedup if it took 0 s"),
                          tuple(amdahl), align=("left", "right", "left", "right"))]
-    common = sorted({f for e in entries for f in e.findings},
-                    key=lambda f: (-sum(e.total_time or 0.0 for e in entries if f in e.findings), f))
+    # root causes only: a symptom's time is its cause's, and listing it first would put it before the cause
+    common = sorted({f for e in entries for f in e.root_causes},
+                    key=lambda f: (-sum(e.total_time or 0.0 for e in entries if f in e.root_causes), f))
     if common:
         def covered(finding: str) -> float | None:
-            return sum(e.total_time for e in timed if finding in e.findings) / run if run else None
+            return sum(e.total_time for e in timed if finding in e.root_causes) / run if run else None
 
-        items = tuple(f"{code(f)} on {sum(f in e.findings for e in entries)} of {len(entries)} "
+        items = tuple(f"{code(f)} on {sum(f in e.root_causes for e in entries)} of {len(entries)} "
                       f"({fmt.percent(covered(f))} of the run)" for f in common[:8])
-        blocks += [Paragraph("Findings by the share of the run they cover:"), Bullets(items)]
+        blocks += [Paragraph("Root causes by the share of the run they cover:"), Bullets(items)]
     analysed = next((e.name for e in entries if e.analysed), "one")
     blocks.append(Paragraph(f"This report analyses {escape(analysed)} in full (marked above); "
                             f"`{spec.get('pick', '--entry')}` analyses another."))

@@ -49,7 +49,7 @@ def test_the_pack_declares_the_five_bounds_with_their_formulas():
                         "memory_busy": "1 - memory_throughput_percent",
                         "l2_dram_floor": "1 - max_known(dram_floor_time / total_time, dram_throughput_percent, "
                                          "l2_throughput_percent)",
-                        "latency_room": "1 - max_throughput_percent"}
+                        "latency_room": "busiest_unit_idle_percent"}
 
 
 def test_tail_effect_keeps_ncus_formula_and_is_capped_by_the_partial_wave():
