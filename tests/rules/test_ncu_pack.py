@@ -2,9 +2,9 @@
 cc 12.0 GEMV details export, against Nsight Compute's own numbers. Every rule's own examples run in
 tests/engine/test_examples.py."""
 
-from pathlib import Path
 
 import pytest
+from tests_support import FIXTURES
 
 from advisor import kinds
 from advisor.core.model import Profile, SourceInfo
@@ -17,7 +17,7 @@ from advisor.packs.load import load_packs
 
 NCU = kinds.get("ncu")
 RULESET = load_packs(kind=NCU.name)
-DSOCR = Path(__file__).resolve().parents[3] / "shared" / "reference" / "ncu-examples" / \
+DSOCR = FIXTURES / "ncu-examples" / \
     "ncu_csv_details_dsocr_gemv_bf16_cc120.csv"
 
 # Seed 004: _5x_cudnn_ampere_fp16_scudnn_fp16_128x64_relu_small_nn_v1 on Orin (cc 8.7, 8 SMs), as the page prints it

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tests_support import SAMPLES, one_line_error
+from tests_support import FIXTURES, SAMPLES, one_line_error
 
 from advisor.core.errors import AdvisorError
 from advisor.inputs.patterns import input_patterns
@@ -16,7 +16,7 @@ from advisor.kinds.base import LoadOptions
 from advisor.kinds.ncu.adapters import load
 from advisor.kinds.ncu.adapters.text_output import _header, _process
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "ncu-examples"
+REFERENCE = FIXTURES / "ncu-examples"
 REPORT = REFERENCE / "ncu_rep_T4_matrix_add2d_uncoalesced.ncu-rep"
 DETAILS = SAMPLES / "ncu_multi_kernel" / "details.csv"
 TERMINATORS = ("", "\x00", ",", "\n", "!", " x y")  # what makes a match fail at the very end, after all the work

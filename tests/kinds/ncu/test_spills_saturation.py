@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from tests_support import FIXTURES
 
 from advisor import kinds
 from advisor.core.model import SEVERITIES, Profile, SourceInfo
@@ -18,7 +17,7 @@ from advisor.packs.load import load_packs
 
 NCU = kinds.get("ncu")
 RULESET = load_packs(kind=NCU.name)
-REPORT = (Path(__file__).resolve().parents[4] / "shared" / "reference" / "ncu-examples"
+REPORT = (FIXTURES / "ncu-examples"
           / "ncu_rep_T4_matrix_add2d_uncoalesced.ncu-rep")
 
 # A hand-written SGEMM that spills (issue 23): 98.2 % of the L2 sectors its local and global instructions request

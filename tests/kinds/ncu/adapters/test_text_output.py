@@ -1,13 +1,14 @@
 from pathlib import Path
 
 import pytest
+from tests_support import FIXTURES
 
 from advisor.core.errors import AdvisorError
 from advisor.kinds.base import LoadOptions
 from advisor.kinds.ncu.adapters import load, text_output
 from advisor.kinds.ncu.adapters.launches import entry_name, to_profile
 
-REAL_LOG = (Path(__file__).parents[4] / ".." / "shared" / "reference" / "ncu-examples"
+REAL_LOG = (FIXTURES / "ncu-examples"
             / "ncu_text_fused_rmsnorm_T4_cc75.log")
 
 
