@@ -38,6 +38,7 @@ class AnalyzeOptions:
     context: Path | None = None  # --context FILE: the investigation context
     config: Path | None = None  # the settings file the selection came from, recorded in the analysis
     max_ranks: int = DEFAULT_MAX_RANKS  # --max-ranks: the most profiles of a folder analysed
+    kind: str | None = None  # --kind NAME: read the input as this profile kind instead of detecting it
 
 
 def _notes(profile: Profile, analysis_hw: object, metrics: dict, chosen_by: str) -> list[str]:
@@ -148,21 +149,25 @@ def choose(profiles: Sequence[Profile], entry: str | None, where: str, flag: str
 def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,
             progress: Progress | None = None, executor: Executor | None = None,
             packs: PackCache | None = None) -> Analysis:
-    """One input of any kind. A file holding several profiles, or a folder of separately captured ones
-    (per-rank files), gives the analysis of the chosen one (default: the slowest) with an overview of
-    all of them; the members of a folder run on `executor`, or on a pool of `jobs` processes. `packs`
-    keeps the rule sets loaded across calls (many profiles in one process)."""
+    """One input of any kind, or a saved analysis JSON (read back as it was analysed). A file holding several
+    profiles, or a folder of separately captured ones (per-rank files), gives the analysis of the chosen one
+    (default: the slowest) with an overview of all of them; the members of a folder run on `executor`, or on a
+    pool of `jobs` processes. `packs` keeps the rule sets loaded across calls (many profiles in one process)."""
     options = options or AnalyzeOptions()
     if jobs is not None and jobs < 1:
         raise AdvisorError("--jobs", f"must be at least 1, got {jobs}")
-    kind = detect(path)
+    saved = serialize.read_if_analysis(path, options.load.max_memory)
+    if saved is not None:  # a saved analysis, as it was analysed (as load_analysis reads it)
+        return _as_saved(path, saved, options, (), packs)
+    kind = get_kind(options.kind) if options.kind else detect(path)
     foreign = [f"--{name.replace('_', '-')}" for name in sorted(set(options.load.kind_options) - kind.option_dests())]
     if foreign:
         raise AdvisorError(str(path), f"{', '.join(foreign)}: not an option of {kind.title} inputs, which this is")
     adapters = kind.module("adapters")
     members = adapters.members(path, options.max_ranks) if path.is_dir() and hasattr(adapters, "members") else []
     if members:
-        return _analyze_members(path, members, options, jobs, progress, executor, packs)
+        # a folder's members are its kind's files: read as that kind, not detected one by one
+        return _analyze_members(path, members, replace(options, kind=kind.name), jobs, progress, executor, packs)
     ruleset = packs.get(kind.name) if packs is not None else load_packs(options.rule_paths, kind=kind.name)
     profiles = adapters.load(path, replace(options.load, progress=progress))
     entry, flag = options.load.entry, "--entry"

@@ -91,3 +91,15 @@ def test_an_analysis_of_a_kind_not_installed_names_the_file(saved, capsys):
     assert main(["report", str(saved)]) == 2
     assert capsys.readouterr().err == (f"advisor: error: {saved}: the analysis of a profile of this kind: unknown "
                                        "profile kind 'vtune' (installed: neuron, ncu, rbln)\n")
+
+
+def test_analyze_reads_a_saved_analysis_as_load_analysis_does(tmp_path):
+    """Issue 24: api.analyze() accepts a saved analysis, as `load_analysis` and `advisor report x.json` do."""
+    from advisor.api import analyze, load_analysis
+    from advisor.core import serialize
+
+    fresh = analyze(SAMPLES / "mp2_energy" / "summary.json")
+    saved = tmp_path / "analysis.json"
+    saved.write_text(serialize.dumps(fresh))
+    again = analyze(saved)
+    assert serialize.dumps(again) == serialize.dumps(load_analysis(saved)) == serialize.dumps(fresh)

@@ -82,9 +82,9 @@ def test_odd_values_are_unavailable_not_zero(tmp_path):
 
 def test_deeply_nested_json(tmp_path):
     path = tmp_path / "deep.json"
-    path.write_text('{"total_time": 1, "a":' + '{"a":' * 100_000 + "1" + "}" * 100_001)
+    path.write_text('{"hbm_read_bytes": 1, "a":' + '{"a":' * 100_000 + "1" + "}" * 100_001)
     assert_one_line_error(run_cli("report", path), path, "nested too deeply")
-    path.write_text('{"total_time": 1, "a":' + "[" * 100_000 + "]" * 100_000 + "}")
+    path.write_text('{"hbm_read_bytes": 1, "a":' + "[" * 100_000 + "]" * 100_000 + "}")
     assert_one_line_error(run_cli("report", path), path, "nested too deeply")
 
 

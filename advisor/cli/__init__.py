@@ -107,6 +107,9 @@ def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) 
                         "process besides this one)")
     p.add_argument("--max-ranks", type=positive_count, metavar="N",
                    help="most per-rank profiles one folder may hold (default 4096)")
+    p.add_argument("--kind", metavar="NAME", choices=[k.name for k in kinds],
+                   help="read every input as this profile kind instead of detecting it "
+                        f"({', '.join(k.name for k in kinds)})")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--config", metavar="FILE", type=Path,
                    help="settings file (default: advisor.toml or [tool.advisor] in pyproject.toml, searched "

@@ -176,7 +176,7 @@ def settings(args: argparse.Namespace) -> Settings:
 def analysis_flags_given(args: argparse.Namespace) -> tuple[str, ...]:
     """The command-line options that change what an analysis finds (not how it is shown)."""
     flags = {"--hardware": args.hardware, "--rules": args.rules, "--select": args.select, "--ignore": args.ignore,
-             "--set": args.set_params, "--entry": args.entry}
+             "--set": args.set_params, "--entry": args.entry, "--kind": getattr(args, "kind", None)}
     flags.update({f"--{dest.replace('_', '-')}": value for dest, value in kind_options(args).items()})
     return tuple(flag for flag, value in flags.items() if value)
 
@@ -197,7 +197,8 @@ def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions
     limits = {"max_ranks": args.max_ranks} if getattr(args, "max_ranks", None) is not None else {}
     return AnalyzeOptions(load=load, hardware=args.hardware or found.hardware,
                           rule_paths=(*found.rules, *args.rules), selection=selection,
-                          context=getattr(args, "context", None), config=found.path, **limits)
+                          context=getattr(args, "context", None), config=found.path,
+                          kind=getattr(args, "kind", None), **limits)
 
 
 def noise(args: argparse.Namespace) -> float:

@@ -34,6 +34,9 @@ class Conventions:
     nonzero: frozenset[str] = frozenset()
     unbounded_percent: frozenset[str] = frozenset()
     unit_fixes: tuple[tuple[str, str], ...] = ()  # (vendor-name pattern, machine unit): units the profiler misprints
+    # a JSON is this kind's only with a key matching one of these: fields no other profiler writes (total_time is
+    # anyone's); empty = the profile patterns
+    identifying_patterns: tuple[str, ...] = ()
 
     def fixed_unit(self, vendor: str) -> str | None:
         return next((unit for pattern, unit in self.unit_fixes if fnmatch.fnmatchcase(vendor, pattern)), None)
@@ -46,6 +49,9 @@ class Conventions:
 
     def is_profile_field(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.profile_patterns)
+
+    def is_identifying_field(self, name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, p) for p in self.identifying_patterns or self.profile_patterns)
 
     def factor(self, printed_unit: str) -> float | None:
         found = self.text_units.get(printed_unit)
@@ -69,6 +75,7 @@ def conventions(kind: ProfileKind) -> Conventions:
         nonzero=frozenset(data.get("nonzero_fields") or ()),
         unbounded_percent=frozenset(data.get("unbounded_percent_fields") or ()),
         unit_fixes=tuple((str(k), str(v)) for k, v in (data.get("unit_fixes") or {}).items()),
+        identifying_patterns=tuple(data.get("identifying_field_patterns") or ()),
     )
 
 

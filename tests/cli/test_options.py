@@ -5,6 +5,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+from tests_support import SAMPLES
 
 from advisor.cli import build_parser
 from advisor.cli.options import (
@@ -234,3 +235,16 @@ def test_noise_is_a_checked_fraction():
     for bad in (-1.0, 100.0):
         with pytest.raises(AdvisorError, match="must be a percentage from 0 to 100"):
             noise(argparse.Namespace(noise=bad))
+
+
+def test_kind_reads_an_input_as_the_named_kind(tmp_path, capsys):
+    """--kind NAME skips detection: the named kind reads the file, or says in one line why it cannot."""
+    from advisor.cli import main
+
+    assert main(["report", str(SAMPLES / "mp2_energy" / "summary.json"), "--kind", "neuron",
+                 "-o", str(tmp_path / "r.md")]) == 0
+    assert main(["report", str(SAMPLES / "mp2_energy" / "summary.json"), "--kind", "ncu",
+                 "-o", str(tmp_path / "x.md")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("advisor: error: ") and "ncu output" in err[0]
+    assert not (tmp_path / "x.md").exists()

@@ -32,7 +32,7 @@ def mixed_folder(folder: Path) -> Path:
     (folder / "ranks" / "README.md").unlink(missing_ok=True)
     (folder / "other").mkdir()
     shutil.copy(SAMPLES / "weight_reload" / "summary.json", folder / "other" / "copy.json")  # a duplicate
-    (folder / "broken.json").write_text('{"n_1": {"total_time": ')  # truncated
+    (folder / "broken.json").write_text('{"n_1": {"hbm_read_bytes": ')  # truncated (a Neuron field: Neuron's to read)
     (folder / "README.md").write_text("not a profile\n")
     (folder / "notes.yaml").write_text("a: 1\n")
     return folder

@@ -43,7 +43,7 @@ def test_a_folder_of_every_kind_with_a_corrupt_file_and_a_duplicate(tmp_path, wo
                                                                      "ranks", "rbln.pb"]
     by_path = rows.set_index(rows["path"].str.replace(str(root) + "/", ""))
     assert by_path.loc["broken.json", "status"] == "error"
-    assert by_path.loc["broken.json", "error"] == "invalid JSON at line 1 column 24: Expecting value"
+    assert by_path.loc["broken.json", "error"] == "invalid JSON at line 1 column 28: Expecting value"
     assert pd.isna(by_path.loc["broken.json", "kind"])
     assert dict(by_path.loc[["neuron.json", "ncu.csv", "rbln.pb", "ranks"], "kind"]) == {
         "neuron.json": "neuron", "ncu.csv": "ncu", "rbln.pb": "rbln", "ranks": "neuron"}

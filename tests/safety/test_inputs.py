@@ -181,7 +181,7 @@ def test_deep_summary_json_is_one_line(tmp_path, capsys, depth):
     """Item 7: a summary-json nested past the depth limit, shallow enough to decode or deep enough to
     exhaust the decoder's recursion, is one line naming the limit."""
     path = tmp_path / "deep.json"
-    path.write_text('{"total_time": 1, "x": ' + "[" * depth + "]" * depth + "}")
+    path.write_text('{"hbm_read_bytes": 1, "x": ' + "[" * depth + "]" * depth + "}")
     line = one_line_error(capsys, path)
     assert line.endswith(f"JSON nested too deeply: past the nesting-depth limit of {MAX_JSON_DEPTH} levels (a "
                          "profile nests at most 4 levels)")

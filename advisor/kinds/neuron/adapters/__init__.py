@@ -38,8 +38,8 @@ def detect(path: Path, head: bytes) -> bool:
     text = decode_head(head)
     if text is None:
         return False
-    if summary_json.sniff(text):  # JSON is every profiler's: Neuron's names a Neuron field early on
-        return any(conventions(KIND).is_profile_field(key) for key in JSON_KEY.findall(text))
+    if summary_json.sniff(text):  # JSON is every profiler's: Neuron's names a field only Neuron writes early on
+        return any(conventions(KIND).is_identifying_field(key) for key in JSON_KEY.findall(text))
     return summary_text.sniff(text)
 
 
