@@ -1,10 +1,18 @@
 """Golden reports: the full pipeline's Markdown and analysis JSON for every sample, compared with
-checked-in files. After an intended change, regenerate and review the diff like code:
+checked-in files. After an intended change, regenerate and review the diff like code, and commit golden
+updates apart from the feature that caused them:
 
     pytest tests/report/test_golden.py --update-golden && git diff tests/golden
+
+So that a reviewer can read them, a JSON golden keeps numbers to 9 significant digits and leaves out the
+per-metric descriptions (documentation, checked by the rule and metric tests, not results); every golden starts
+with a line saying how to regenerate it.
 """
 
+import json
+import math
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests_support import ROOT, SAMPLES
@@ -49,7 +57,30 @@ def test_golden_comparison(name, fmt, monkeypatch, update_golden):
     check(GOLDEN / f"{name}.{fmt}", output.decode("utf-8"), update_golden)
 
 
+REGENERATE = "regenerate: pytest tests/report/test_golden.py --update-golden, then review the diff like code"
+MD_HEADER = f"<!-- golden report; {REGENERATE} -->\n"
+
+
+def _rounded(value: Any) -> Any:
+    """Fractional numbers to 9 significant digits, descriptions left out, at every level."""
+    if isinstance(value, float):  # a whole number (bytes, counts) stays exact
+        return float(f"{value:.9g}") if math.isfinite(value) and not value.is_integer() else value
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items() if k != "description"}
+    if isinstance(value, list):
+        return [_rounded(v) for v in value]
+    return value
+
+
+def comparable(text: str, suffix: str) -> str:
+    """What a golden holds: the Markdown under its header line; the JSON rounded, with the header as its first key."""
+    if suffix == ".md":
+        return MD_HEADER + text
+    return json.dumps({"_golden": REGENERATE, **_rounded(json.loads(text))}, indent=2, ensure_ascii=False) + "\n"
+
+
 def check(golden: Path, output: str, update: bool) -> None:
+    output = comparable(output, golden.suffix)
     if update:
         golden.write_text(output, encoding="utf-8")
     assert golden.exists(), f"missing {golden.name}: run pytest {__file__} --update-golden"
