@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from advisor import __version__
-from advisor.compare.diff import DEFAULT_NOISE, compare, compare_series, entry_key
+from advisor.comparing.diff import DEFAULT_NOISE, compare, compare_series, entry_key
 from advisor.core import serialize
 from advisor.core.comparison import Comparison, Series
 from advisor.core.errors import AdvisorError

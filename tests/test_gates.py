@@ -8,7 +8,7 @@ import pytest
 from tests_support import SAMPLES
 
 from advisor.api import analyze, compare_inputs
-from advisor.compare.diff import compare
+from advisor.comparing.diff import compare
 from advisor.core.errors import AdvisorError
 from advisor.gates import (
     compare_gates,

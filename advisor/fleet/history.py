@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from advisor.compare.diff import judge
+from advisor.comparing.diff import judge
 from advisor.core import units as fmt
 from advisor.fleet.attempts import points, records
 from advisor.fleet.lookup import attempts as ordered_attempts

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from advisor.compare.diff import judge
+from advisor.comparing.diff import judge
 from advisor.core.resources import load_yaml_resource
 from advisor.fleet.attempts import order, point_label, points, records
 from advisor.fleet.store import PROFILE_COLUMNS

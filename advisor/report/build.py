@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import Any
 
 from advisor.core import units as fmt
+from advisor.core.errors import AdvisorError, suggest
 from advisor.core.model import Analysis, AnalysisSettings
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE
 from advisor.kinds import get as get_kind
@@ -191,10 +192,26 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
     return lines, context
 
 
+SECTION_PLACES = ("utilisation", "memory", "roofline", "trace")  # where a kind's own sections go
+
+
+def _kind_sections(kind_report: ModuleType | None, analysis: Analysis) -> dict[str, Any]:
+    """The kind's sections by place; a place the report does not have is an error naming the kind, so a
+    misspelt one cannot make a section silently disappear."""
+    parts = _from_kind(kind_report, "sections", analysis, {})
+    unknown = sorted(set(parts) - set(SECTION_PLACES))
+    if unknown:
+        raise AdvisorError(f"profile kind '{analysis.kind}'",
+                           f"its report module places sections under {', '.join(repr(u) for u in unknown)}, "
+                           f"not a place of the report ({', '.join(SECTION_PLACES)})"
+                           f"{suggest(unknown[0], SECTION_PLACES)}")
+    return parts
+
+
 def build_document(analysis: Analysis) -> Document:
     view = View(analysis)
     kind_report = get_kind(analysis.kind).module("report")
-    parts = _from_kind(kind_report, "sections", analysis, {})
+    parts = _kind_sections(kind_report, analysis)
     lines, context = _header(analysis)
     sections = [context, _tldr(view, kind_report), overview_section(analysis), _setup(view, kind_report),
                 *parts.get("utilisation", ()), *parts.get("memory", ()), expectations_section(analysis),

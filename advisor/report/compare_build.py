@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.compare.diff import WORK_WARNING, compare_table
+from advisor.comparing.diff import WORK_WARNING, compare_table
 from advisor.core import units as fmt
 from advisor.core.comparison import Comparison, FindingChange, MetricChange, RowChange, Series, Side
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape

@@ -125,3 +125,16 @@ def test_another_kinds_option_is_refused(toy, capsys):
     assert main(["report", str(SAMPLE), "--neff", "k.neff"]) == 2
     assert capsys.readouterr().err == (f"advisor: error: {SAMPLE}: --neff: not an option of Toy Profiler inputs, "
                                        "which this is\n")
+
+
+def test_a_section_under_a_misspelt_place_is_an_error_naming_the_kind(toy, monkeypatch, capsys):
+    """Issue 24: a kind's section under a place the report does not have used to disappear silently."""
+    import toy_kind.report as toy_report
+
+    real = toy_report.sections
+    monkeypatch.setattr(toy_report, "sections", lambda analysis: {"utilization": real(analysis)["utilisation"]})
+    out = toy / "findings.md"
+    assert main(["report", str(SAMPLE), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("advisor: error: profile kind 'toy': ") and "'utilization'" in err
+    assert "did you mean 'utilisation'" in err and not out.exists()

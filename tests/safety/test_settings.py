@@ -13,7 +13,7 @@ from tests_support import FIXTURES, SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze, compare_inputs
 from advisor.cli import main
-from advisor.compare.diff import compare
+from advisor.comparing.diff import compare
 from advisor.core import serialize
 from advisor.core.errors import AdvisorError
 from advisor.engine.evaluate import Selection

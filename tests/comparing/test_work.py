@@ -12,7 +12,7 @@ import pytest
 
 from advisor.api import compare_inputs, default_labels
 from advisor.cli import main
-from advisor.compare.diff import WORK_WARNING, compare, compare_table
+from advisor.comparing.diff import WORK_WARNING, compare, compare_table
 from advisor.report.compare_build import comparison_document, headline, like_for_like
 
 PAIRS = {

@@ -7,7 +7,7 @@ from conftest import run_cli
 from tests_support import SAMPLES
 
 from advisor.api import analyze, compare_inputs, default_labels
-from advisor.compare.diff import compare
+from advisor.comparing.diff import compare
 from advisor.core.comparison import Series
 
 BEFORE = SAMPLES / "weight_reload" / "summary.json"

@@ -6,7 +6,7 @@ import json
 from tests_support import SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze, load_analysis
-from advisor.compare.diff import compare
+from advisor.comparing.diff import compare
 from advisor.core.serialize import dumps
 
 PACK = """\
