@@ -83,3 +83,19 @@ def test_analysis_json_keeps_the_overview(tmp_path):
     assert run_cli("report", RANKS, "-o", out).returncode == 0
     entries = json.loads(out.read_text())["entries"]
     assert [e["analysed"] for e in entries] == [False, False, True, False]
+
+
+def test_an_entry_is_matched_by_its_launch_id_before_its_position():
+    """Issue 24 item 8 (mutation 16 of the review survived): `--kernel 12` names launch ID 12 (`12 gemm`), which
+    need not be the 13th profile of the file; the position is only the fallback."""
+    from advisor.api import choose
+    from advisor.core.model import Profile, SourceInfo
+
+    def launch(entry, name, time):
+        return Profile(source=SourceInfo("run.csv", "ncu-csv", "", entry=entry), values={"total_time": time},
+                       info={"kernel_name": name}, kind="ncu")
+
+    profiles = [launch(f"{i + 10} k{i}", f"k{i}", 1e-3) for i in range(4)]  # launch IDs 10..13 at positions 0..3
+    assert choose(profiles, "12", "run.csv", "--kernel") is profiles[2]  # ID 12, not position 12 (none) or 1
+    assert choose(profiles, "k3", "run.csv", "--kernel") is profiles[3]  # the function's name, the other word
+    assert choose(profiles, "1", "run.csv", "--kernel") is profiles[1]  # no launch 1: the position

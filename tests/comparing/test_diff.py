@@ -156,3 +156,24 @@ def test_an_analysis_saved_before_engines_were_grouped_still_loads(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps(data))
     old = read_if_analysis(tmp_path / "old.json")
     assert [(e.title, e.rows, e.engine) for e in old.trace.engines][:1] == [("Vector Engine", ("Vector Engine",), "")]
+
+
+def test_a_breakdown_row_on_one_side_is_marked_with_the_side_it_is_on():
+    """Issue 24 item 8 (mutation 13 of the review, "only before"/"only after" swapped, survived): a layer the
+    change removed is "only before" with no after value, a new one "only after" with no before value."""
+    from dataclasses import replace
+
+    from advisor.api import analyze
+    from advisor.comparing.diff import compare
+
+    before = analyze(SAMPLES / "rbln_before_after" / "before.pb")
+    layers = before.trace.breakdown("layers")
+    (gone_key, gone_values), *kept = layers.rows
+    new_row = ("a_new_layer", gone_values)
+    changed = replace(layers, rows=(*kept, new_row), total_rows=None)
+    after = replace(before, trace=replace(before.trace, breakdowns=tuple(
+        changed if b.name == "layers" else b for b in before.trace.breakdowns)))
+    rows = {r.key: r for b in compare(before, after).breakdowns if b.name == "layers" for r in b.rows}
+    assert rows[gone_key].verdict == "only before" and rows[gone_key].after is None
+    assert rows[gone_key].before is not None
+    assert rows["a_new_layer"].verdict == "only after" and rows["a_new_layer"].before is None

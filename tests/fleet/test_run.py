@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -183,3 +184,22 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost(tmp_path):
     assert killed and (result.analysed, result.failed, result.lost) == (400, 0, ())
     rows = pd.read_parquet(tmp_path / "store" / "profiles")
     assert len(rows) == 400 and not rows["hash"].duplicated().any()
+
+
+def test_a_profile_overwritten_in_place_is_analysed_again(tmp_path):
+    """Issue 24 item 8 (mutation 12 of the review survived the suite): the nightly pattern is a profile rewritten
+    at the same path. Its size or mtime changes, so the re-run hashes it, finds new content and analyses it; the
+    store then holds the new analysis for that path, not the stale one."""
+    root = mixed_folder(tmp_path / "fleet")
+    serial([root], tmp_path / "store")
+    target = root / "neuron.json"
+    profile = json.loads(target.read_text())  # a flat summary-json
+    profile["total_time"] *= 2  # a slower run of the same kernel, written over the old file
+    target.write_text(json.dumps(profile))
+    store, again = serial([root], tmp_path / "store")
+    assert (again.analysed, again.unchanged) == (1, 5)
+    rows = store.profiles()
+    mine = rows[rows["path"] == str(target)].sort_values("run")
+    # the store keeps each content it saw (history compares them); the latest run's row is the new content
+    assert mine["total_time"].iloc[-1] == pytest.approx(profile["total_time"])
+    assert mine["run"].iloc[-1] == rows["run"].max() and mine["hash"].nunique() == len(mine)

@@ -288,3 +288,31 @@ def test_arithmetic_intensity_kept_without_tensor_work():
                           {"compute_capability": "8.0"}, kind=NCU.name)
         metrics = derive(profile, resolve(NCU, {**profile.values, **profile.info}, None), RULESET)
         assert metrics["arithmetic_intensity"].value == pytest.approx(12288 / 5.0e8)
+
+
+def test_estimates_of_different_scopes_never_agree_and_explainers_include_requiring_rules():
+    """Issue 24 item 8 (mutations 14 and 15 of the review survived): a local estimate (of one unit's own
+    inefficiency) and a global one (of the kernel's time) are different quantities even when equal, and a symptom
+    is traced to the rule that requires it as well as to one that explains it."""
+    from advisor.core.model import Analysis, Finding, SourceInfo, VendorFinding
+    from advisor.kinds.ncu.verdicts import _explainers, _same_size
+
+    def finding(name, speedup=None, scope="global", explains=(), because=()):
+        return Finding(id=name, name=name, pack="ncu", severity="medium", category="c", title=name, message="",
+                       root_cause=not (explains or because), because=because, evidence={}, params={},
+                       estimated_speedup=speedup, recommendation="", explains=explains, speedup_scope=scope)
+
+    ours = finding("issue-slots-underused", 0.30, scope="global")
+    vendor = VendorFinding(rule="IssueSlotUtilization", section="SchedulerStats", type="OPT", message="",
+                           speedup=0.30, speedup_scope="local")
+    empty = Analysis(advisor_version="", source=SourceInfo("x", "csv", ""), info={}, hardware=None, metrics={},
+                     kind="ncu")
+    assert _same_size(empty, vendor, (ours,), 0.01).startswith("Estimates differ")
+    same = VendorFinding(**{**vendor.__dict__, "speedup_scope": "global"})
+    assert _same_size(empty, same, (ours,), 0.01).startswith("Estimates agree")
+    symptom = finding("memory-throughput-bound")
+    child = finding("dram-bound", because=("memory-throughput-bound",))
+    other = finding("uncoalesced-memory-traffic", explains=("memory-throughput-bound",))
+    analysis = Analysis(advisor_version="", source=SourceInfo("x", "csv", ""), info={}, hardware=None, metrics={},
+                        findings=(symptom, child, other), kind="ncu")
+    assert sorted(_explainers(analysis, "memory-throughput-bound")) == ["dram-bound", "uncoalesced-memory-traffic"]
