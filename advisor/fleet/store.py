@@ -25,123 +25,46 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 import re
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.files import TEMPORARY_SUFFIX, describe_node, os_problem, temporary_prefix, write_atomic
+from advisor.core.files import describe_node, os_problem, write_atomic
+from advisor.fleet.store_layout import (
+    ANALYSES,
+    BASE_UNITS,
+    FINDING_COLUMNS,
+    FORMAT,
+    LOCK,
+    MANIFEST,
+    PART,
+    PROFILE_COLUMNS,
+    SHARD,
+    SUPERSEDING,
+    TABLES,
+    VERSION,
+    Stored,
+    StoreError,
+    _is_temporary,
+    _manifest_bytes,
+    _part_number,
+    _read_manifest,
+    _regular_file,
+    _store_folder,
+    analysis_file,
+    check_hash,  # noqa: F401  (re-exported: imported from here)
+    real_folder,
+)
+from advisor.fleet.store_parts import _hashes_of, _read, _schema, _write_part
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
 
     from advisor.core.model import Analysis
-
-FORMAT = "advisor-fleet-store"
-VERSION = 1
-MANIFEST = "store.json"
-SUPERSEDING = ".superseding"
-LOCK = ".lock"
-TABLES = ("profiles", "findings")
-ANALYSES = "analyses"
-PART = re.compile(r"part-(\d{6,12})\.parquet")
-HASH = re.compile(r"[0-9a-f]{64}")  # sha256, as `discover.content_hash` gives it
-ANALYSIS_NAME = re.compile(r"[0-9a-f]{64}\.json")
-SHARD = re.compile(r"[0-9a-f]{2}")  # analyses/<hash[:2]>/
-# write_atomic's temporary name: `.<name, maybe shortened>.<8 characters of tempfile's alphabet>.tmp`
-TEMPORARY = re.compile(r"\.([^/]{1,255})\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX))
-ARROW_TYPES = {"string": "string", "int64": "int64", "float64": "double", "bool": "bool"}  # as pyarrow names them
-MAX_MANIFEST_BYTES = 1 << 20  # format, version and a unit per metric column: a few KiB
-REQUIRED = {"profiles": ("hash", "path", "status", "name", "run", "part"), "findings": ("hash", "part", "rule")}
-
-# (column, arrow type name) of every profile row; the kinds' headline metrics follow as float64 columns
-PROFILE_COLUMNS = (
-    ("hash", "string"), ("path", "string"), ("size", "int64"), ("mtime_ns", "int64"), ("kind", "string"),
-    ("status", "string"), ("error", "string"), ("name", "string"), ("device", "string"),
-    ("profiler_version", "string"), ("captured", "string"), ("label", "string"), ("run", "int64"),
-    ("part", "int64"), ("total_time", "float64"), ("gain", "float64"), ("gain_finding", "string"),
-    ("recoverable_time", "float64"), ("findings", "int64"), ("root_causes", "string"), ("top_severity", "string"),
-)
-FINDING_COLUMNS = (
-    ("hash", "string"), ("part", "int64"), ("path", "string"), ("name", "string"), ("kind", "string"),
-    ("label", "string"), ("run", "int64"), ("rule", "string"), ("rule_id", "string"), ("severity", "string"),
-    ("title", "string"), ("root_cause", "bool"), ("gain", "float64"), ("scope", "string"),
-    ("recoverable_time", "float64"), ("total_time", "float64"),
-)
-BASE_UNITS = {"size": "bytes", "total_time": "s", "gain": "fraction", "recoverable_time": "s"}
-
-
-class StoreError(AdvisorError):
-    """The store itself cannot be used (damaged, edited, unwritable): fatal for the whole run, unlike a
-    profile that fails to load (stored as its error row)."""
-
-
-@dataclass(frozen=True)
-class Stored:
-    """What a re-run needs to know of a stored profile without reading its file again."""
-
-    size: int
-    mtime_ns: int
-    hash: str
-
-
-def check_hash(value: object, where: str) -> str:
-    """`value` when it is a sha256 digest (64 lowercase hex characters); any other is refused before a
-    path is built from it (an edited `/../../x` would name a file outside the store)."""
-    if isinstance(value, str) and HASH.fullmatch(value):
-        return value
-    shown = repr(value) if not isinstance(value, str) or len(value) <= 80 else repr(value[:80]) + "…"
-    raise StoreError(where, f"hash {shown} is not a sha256 digest (64 lowercase hex characters); the store was "
-                            "edited or damaged")
-
-
-def analysis_file(folder: Path, content_hash: str) -> Path:
-    check_hash(content_hash, str(folder))
-    return folder / ANALYSES / content_hash[:2] / f"{content_hash}.json"
-
-
-def real_folder(path: Path, create: bool = False) -> bool:
-    """Whether `path`, a folder inside a store, exists (made when missing, with `create`). It must be a
-    real folder: a symlink there is refused, never followed (it could lead anywhere)."""
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        if not create:
-            return False
-        try:
-            path.mkdir()
-        except FileExistsError:  # made meanwhile (another worker): checked again
-            return real_folder(path)
-        except OSError as exc:
-            raise StoreError(str(path), f"cannot make the folder: {os_problem(exc)}") from None
-        return True
-    except OSError as exc:
-        raise StoreError(str(path), f"cannot use the folder: {os_problem(exc)}") from None
-    if not stat.S_ISDIR(mode):
-        what = "a file" if stat.S_ISREG(mode) else describe_node(mode)
-        raise StoreError(str(path), f"is {what}, not a folder; advisor follows no link inside a store (put the "
-                                    "folder itself there)")
-    return True
-
-
-def _regular_file(path: Path) -> bool:
-    """Whether `path` inside a store is a file (False when missing); a symlink or anything else is refused."""
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return False
-    except OSError as exc:
-        raise StoreError(str(path), f"cannot read: {os_problem(exc)}") from None
-    if not stat.S_ISREG(mode):
-        raise StoreError(str(path), f"is {describe_node(mode)}, not a regular file; advisor follows no link inside "
-                                    "a store")
-    return True
 
 
 def write_analysis(folder: Path, content_hash: str, data: bytes) -> None:
@@ -153,38 +76,6 @@ def write_analysis(folder: Path, content_hash: str, data: bytes) -> None:
         write_atomic(target, data)  # not fsynced: see above
     except AdvisorError as exc:  # the store is unwritable: no profile can be stored
         raise StoreError(exc.where, exc.problem) from None
-
-
-def _temporary_stem(name: str) -> str:
-    """The part of a final name that `write_atomic` puts in its temporary file's name."""
-    return temporary_prefix(name)[1:-1]
-
-
-def _is_temporary(name: str, final: re.Pattern[str], template: str) -> bool:
-    """Whether `name` is a temporary file `write_atomic` made for a final name matching `final`; `template`
-    is such a name, whose tail completes a shortened stem. The stem must be a whole final name or exactly
-    the shortened form of one (its completed form shortens back to it)."""
-    match = TEMPORARY.fullmatch(name)
-    if match is None:
-        return False
-    stem = match.group(1)
-    if final.fullmatch(stem):
-        return True
-    completed = stem + template[len(stem):]
-    return bool(final.fullmatch(completed)) and _temporary_stem(completed) == stem
-
-
-def _schema(columns: Sequence[tuple[str, str]], metrics: Sequence[str] = ()) -> pa.Schema:
-    import pyarrow as pa
-
-    types = {"string": pa.string(), "int64": pa.int64(), "float64": pa.float64(), "bool": pa.bool_()}
-    return pa.schema([pa.field(name, types[kind]) for name, kind in columns]
-                     + [pa.field(name, pa.float64()) for name in metrics])
-
-
-def _part_number(path: Path) -> int | None:
-    match = PART.fullmatch(path.name)
-    return int(match.group(1)) if match else None
 
 
 class Store:
@@ -426,103 +317,3 @@ class Store:
         if analysis is None:
             raise AdvisorError(str(path), "the stored analysis is missing or unreadable")
         return analysis
-
-
-def _read(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
-    """One part file; through ParquetFile, which needs none of pyarrow's dataset machinery (a re-run
-    with nothing to do would spend a third of its time importing it)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        data = pq.ParquetFile(path).read(columns=list(columns) if columns is not None else None)
-    except (OSError, ValueError, pa.ArrowException) as exc:
-        said = " ".join(str(exc).split())[:200]
-        raise StoreError(str(path), f"unreadable part of the store ({type(exc).__name__}: {said})") from None
-    _check_part(path, data)
-    return data
-
-
-def _check_part(path: Path, data: pa.Table) -> None:
-    """A part's cells are untrusted: every hash a sha256 digest, the columns rows are ordered and grouped by
-    present, and each fixed column of the type advisor writes."""
-    import pyarrow.compute as pc
-
-    table = path.parent.name
-    columns = dict(PROFILE_COLUMNS if table == "profiles" else FINDING_COLUMNS)
-    for name in data.column_names:
-        wanted = columns.get(name)
-        if wanted is not None and str(data.schema.field(name).type) != ARROW_TYPES[wanted]:
-            raise StoreError(str(path), f"column '{name}' is {data.schema.field(name).type}, not {wanted}; the store "
-                                        "was edited or damaged")
-    for name in REQUIRED.get(table, ()):
-        if name in data.column_names and data.column(name).null_count:
-            row = pc.index(pc.is_null(data.column(name)), True).as_py()
-            raise StoreError(str(path), f"row {row}: '{name}' is empty; the store was edited or damaged")
-    if "hash" in data.column_names:
-        good = pc.match_substring_regex(data.column("hash"), "^[0-9a-f]{64}$")  # RE2: linear
-        if pc.all(good).as_py() is False:  # null: no rows
-            row = pc.index(good, False).as_py()
-            check_hash(data.column("hash")[row].as_py(), f"{path}: row {row}")
-
-
-def _write_part(path: Path, data: pa.Table) -> None:
-    """A part, compressed and flushed to the disk before it is renamed into place (it commits rows)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    sink = pa.BufferOutputStream()
-    pq.write_table(data, sink, compression="zstd")
-    write_atomic(path, sink.getvalue().to_pybytes(), durable=True)
-
-
-def _hashes_of(latest: dict[str, int], number: int) -> pa.Array:
-    """The hashes whose latest row is in part `number`."""
-    import pyarrow as pa
-
-    return pa.array(sorted(h for h, n in latest.items() if n == number), type=pa.string())
-
-
-def _store_folder(folder: Path) -> bool:
-    """Whether the store folder exists; it must be a folder (the link the user named is followed)."""
-    try:
-        mode = os.stat(folder).st_mode
-    except FileNotFoundError:
-        if os.path.islink(folder):
-            raise AdvisorError(str(folder), "is a symlink to a missing folder") from None
-        return False
-    except OSError as exc:
-        raise AdvisorError(str(folder), f"cannot open the store: {os_problem(exc)}") from None
-    if not stat.S_ISDIR(mode):
-        what = "a file" if stat.S_ISREG(mode) else describe_node(mode)
-        raise AdvisorError(str(folder), f"is {what}, not a store folder")
-    return True
-
-
-def _read_manifest(folder: Path, path: Path) -> dict[str, Any]:
-    """store.json, bounded and checked: format, version and a unit (text) per metric column."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_MANIFEST_BYTES + 1)
-    except OSError as exc:
-        raise AdvisorError(str(path), f"cannot read the store manifest: {os_problem(exc)}") from None
-    if len(raw) > MAX_MANIFEST_BYTES:
-        raise AdvisorError(str(path), f"store manifest larger than {MAX_MANIFEST_BYTES // 1024} KiB; not advisor's")
-    try:
-        manifest = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as exc:
-        said = " ".join(str(exc).split())[:200] or type(exc).__name__
-        raise AdvisorError(str(path), f"unreadable store manifest ({said})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise AdvisorError(str(folder), "not an advisor fleet store (store.json has another format)")
-    if manifest.get("version") != VERSION:
-        raise AdvisorError(str(folder), f"store version {str(manifest.get('version'))[:20]} is not {VERSION}, which "
-                                        "this advisor reads")
-    units = manifest.get("units", {})
-    if not isinstance(units, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in units.items()):
-        raise AdvisorError(str(path), "'units' must map each metric column to its unit (text)")
-    return manifest
-
-
-def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
-    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")

@@ -80,7 +80,7 @@ def render(analysis: Analysis, fmt: str, output: Path | None, page_size: str = "
 def render_comparison(result: Comparison | Series, fmt: str, output: Path | None, page_size: str = "a4",
                       drawer: Drawer | None = None) -> Rendered:
     if fmt == "json":
-        from advisor.core.serialize import comparison_json
+        from advisor.core.comparison_json import comparison_json
 
         return Rendered(comparison_json(result).encode("utf-8"))
     from advisor.report.compare_build import comparison_document, series_document

@@ -26,7 +26,7 @@ from advisor.core.errors import AdvisorError
 from advisor.kinds import detect
 from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions
 from advisor.kinds.rbln.adapters import load, load_trace, members
-from advisor.kinds.rbln.adapters.decode import _JSON_ARGS, _NUMBER, _json_sums
+from advisor.kinds.rbln.adapters.arguments import _JSON_ARGS, _NUMBER, _json_sums
 from advisor.kinds.rbln.adapters.packets import Splitter
 from advisor.kinds.rbln.adapters.tracks import rules
 from advisor.kinds.rbln.slices import natural

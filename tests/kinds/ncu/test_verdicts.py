@@ -188,6 +188,7 @@ def test_no_block_limit_invented_without_launch_figures():
     """Issue 23: a launch without its own block limits was "limited by the SM's block limit" — the hardware's
     maximum, known from the compute-capability table alone. With only that, no limiter is named."""
     from advisor.kinds.ncu import report
+    from advisor.kinds.ncu.report import occupancy
 
     class _View:
         def raw(self, name):
@@ -199,14 +200,14 @@ def test_no_block_limit_invented_without_launch_figures():
 
     view = _View()
     view.metrics = {"block_limit_sm": _Metric(32.0)}
-    original = report._metric
+    original = occupancy._metric
     try:
-        report._metric = lambda v, name: v.metrics.get(name)
+        occupancy._metric = lambda v, name: v.metrics.get(name)
         assert report.limiters(view) == ([], None)
         view.metrics["block_limit_warps"] = _Metric(8.0)
         assert report.limiters(view) == (["Warps"], 8.0)
     finally:
-        report._metric = original
+        occupancy._metric = original
 
 
 # ------------------------------------------------------------------ 4. labels of ncu's verdicts beside advisor's

@@ -1,0 +1,347 @@
+"""Phase 2 of packets to slices: rows in file order to slices, tracks and flow ids (reference rbln-profiler.md §4.2).
+
+Phase 2, `Resolver` (in file order, in one process): each sequence's incremental state (interning,
+defaults, clocks), BEGIN/END pairing on a stack per track, slice ids, and flows. It sees only the
+rows, never a decoded message, so its per-row work is a few dictionary and list operations.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
+
+from advisor.kinds.rbln.adapters.arguments import annotation_sums
+from advisor.kinds.rbln.adapters.rows import (
+    BEGIN,
+    COMPLETE,
+    DEFERRED_ARGS,
+    DENSE_GAP,
+    END,
+    HAS_TRACK,
+    INLINE_NAME,
+    INSTANT,
+    INTERNED_NAME,
+    LEGACY_ABSOLUTE_US,
+    LEGACY_DELTA_US,
+    MAX_TIME,
+    NEEDS_STATE,
+    OPEN,
+    SAME_PACKET,
+    SEQUENCE_CLOCKS,
+    STATE,
+    TRACE_CLOCK,
+    U64,
+    WIDTH,
+    Records,
+    _text,
+)
+from advisor.kinds.rbln.adapters.tracks import Descriptor
+
+
+class _Clock:
+    __slots__ = ("incremental", "last", "multiplier", "reference", "trace_ns")
+
+    def __init__(self, value: int, incremental: bool, multiplier: int, trace_ns: int):
+        self.reference = self.last = value
+        self.incremental = incremental
+        self.multiplier = multiplier
+        self.trace_ns = trace_ns
+
+
+class _Sequence:
+    """One trusted_packet_sequence_id's incremental state."""
+
+    __slots__ = ("annotation_names", "clocks", "default_track", "legacy_us", "names", "strings", "thread", "valid")
+
+    def __init__(self) -> None:
+        self.valid = False  # an incremental-state clear was seen
+        self.thread: tuple[int, int] | None = None  # legacy thread descriptor (pid, tid)
+        self.legacy_us = 0
+        self.reset()
+
+    def reset(self) -> None:
+        # event-name iid -> name code (-1: none): an array while the ids are dense, as writers number
+        # them 1, 2, 3, … (4 bytes an entry), a dict once they are not
+        self.names: array | dict[int, int] = array("i")
+        self.annotation_names: dict[int, str] = {}
+        self.strings: dict[int, str] = {}
+        self.default_track: int | None = None
+        self.clocks: dict[int, _Clock] = {}
+
+
+@dataclass
+class Resolved:
+    """Phase 2's output: one entry per slice in file order (its id), plus tracks and counters."""
+
+    start: array = field(default_factory=lambda: array("q"))  # ns on the trace clock
+    end: array = field(default_factory=lambda: array("q"))  # OPEN when never closed
+    track: array = field(default_factory=lambda: array("i"))  # index into track_keys
+    name: array = field(default_factory=lambda: array("i"))  # code into names
+    bytes: array = field(default_factory=lambda: array("d"))  # transfer bytes; NaN where the slice names none
+    cycles: array = field(default_factory=lambda: array("d"))  # compute cycles; NaN likewise
+    flow_slices: array = field(default_factory=lambda: array("q"))
+    flow_ids: array = field(default_factory=lambda: array("Q"))
+    flow_ends: array = field(default_factory=lambda: array("B"))
+    # event names by raw code, as UTF-8 one after the other (the same text may recur: merged at the end)
+    name_blob: bytearray = field(default_factory=bytearray)
+    name_ends: array = field(default_factory=lambda: array("q"))
+    track_keys: list[object] = field(default_factory=list)
+    tracks: dict[object, Descriptor] = field(default_factory=dict)
+    processes: dict[int, str] = field(default_factory=dict)
+    threads: dict[tuple[int, int], str] = field(default_factory=dict)
+    packets: int = 0
+    instants: int = 0
+    unmatched_ends: int = 0
+    dropped: int = 0
+    skipped: int = 0
+    compressed: int = 0
+    clocks_used: set[tuple[int, bool, int]] = field(default_factory=set)  # (clock id, incremental, multiplier)
+    unknown_clocks: set[int] = field(default_factory=set)
+
+
+class Resolver:
+    """Phase 2: feed each range's Records in file order, then `finish()`."""
+
+    def __init__(self) -> None:
+        self.out = Resolved()
+        self.sequences: dict[int, _Sequence] = {}
+        self.stacks: dict[object, list[int]] = {}
+        self.track_index: dict[object, int] = {}
+        self.global_clocks: dict[int, _Clock] = {}
+        self.trace_clock = TRACE_CLOCK
+
+    def _sequence(self, seq: int) -> _Sequence:
+        found = self.sequences.get(seq)
+        if found is None:
+            found = self.sequences[seq] = _Sequence()
+        return found
+
+    def _apply(self, st: _Sequence, state: tuple[Any, ...], base: int) -> None:
+        """A state row; `base` is the raw code of the range's first name."""
+        cleared, interned, defaults, descriptor, clocks = state
+        out = self.out
+        if cleared:
+            st.reset()
+            st.valid = True
+        if interned is not None and interned[0]:
+            table = st.names
+            for iid, local in interned[0]:
+                code = base + local
+                if type(table) is dict or iid < len(table):
+                    table[iid] = code
+                elif iid == len(table):
+                    table.append(code)
+                elif iid < len(table) + DENSE_GAP:
+                    table.extend(repeat(-1, iid - len(table)))
+                    table.append(code)
+                else:
+                    table = st.names = {i: c for i, c in enumerate(table) if c >= 0}
+                    table[iid] = code
+        if interned is not None:
+            if interned[1]:
+                st.annotation_names.update((iid, _text(text)) for iid, text in interned[1])
+            if interned[2]:
+                st.strings.update((iid, _text(text)) for iid, text in interned[2])
+        if defaults != -1:
+            st.default_track = defaults
+        if descriptor is not None:
+            if descriptor[0] == "track":
+                _, uuid, parent, name, pid, tid, thread_name, process_name = descriptor
+                out.tracks[uuid] = Descriptor(name=name, parent=parent, pid=pid, tid=tid, thread_name=thread_name,
+                                              process_name=process_name)
+                if process_name and pid is not None:
+                    out.processes[pid] = process_name
+                if thread_name and tid is not None:
+                    out.threads[(pid, tid)] = thread_name
+            elif descriptor[0] == "process":
+                if descriptor[2]:
+                    out.processes[descriptor[1]] = descriptor[2]
+            else:
+                _, pid, tid, thread_name, reference_us = descriptor
+                st.thread = (pid, tid)
+                st.legacy_us = reference_us
+                if thread_name:
+                    out.threads[(pid, tid)] = thread_name
+        if clocks is not None:
+            primary, entries = clocks
+            self.trace_clock = primary
+            trace_ns = next((ts for cid, ts, _, _ in entries if cid == primary), None)
+            if trace_ns is None:
+                trace_ns = next((ts for cid, ts, _, _ in entries if cid not in SEQUENCE_CLOCKS), 0)
+            for cid, ts, incremental, multiplier in entries:
+                if cid in SEQUENCE_CLOCKS:
+                    st.clocks[cid] = _Clock(ts, incremental, multiplier, trace_ns)
+                elif cid != primary:
+                    self.global_clocks[cid] = _Clock(ts, incremental, multiplier, trace_ns)
+
+    def _time(self, st: _Sequence, clock: int, value: int) -> int:
+        if clock == LEGACY_ABSOLUTE_US:
+            st.legacy_us = value
+            return max(-MAX_TIME, min(MAX_TIME, value * 1000))
+        if clock == LEGACY_DELTA_US:
+            st.legacy_us += value - U64 if value >= 1 << 63 else value
+            return max(-MAX_TIME, min(MAX_TIME, st.legacy_us * 1000))
+        if clock == self.trace_clock:
+            return value
+        found = st.clocks.get(clock) or self.global_clocks.get(clock)
+        if found is None:
+            self.out.unknown_clocks.add(clock)
+            return value
+        self.out.clocks_used.add((clock, found.incremental, found.multiplier))
+        if found.incremental:
+            found.last += value
+            value = found.last
+        return max(-MAX_TIME, min(MAX_TIME, found.trace_ns + (value - found.reference) * found.multiplier))
+
+    def _track(self, st: _Sequence, seq: int) -> object:
+        """The track of an event without track_uuid: the sequence's default, else its thread."""
+        if st.default_track is not None:
+            return st.default_track
+        if st.thread is not None:
+            return ("thread", *st.thread)
+        return ("sequence", seq)
+
+    def feed(self, rec: Records) -> None:
+        import numpy as np
+
+        out = self.out
+        out.packets += rec.packets
+        out.skipped += rec.skipped
+        out.compressed += rec.compressed
+        count = rec.count
+        row_slice = array("q", [-1]) * count
+        local_base = len(out.name_ends)
+        if len(rec.name_ends):
+            shift = len(out.name_blob)
+            out.name_blob += rec.name_blob
+            out.name_ends.frombytes((np.frombuffer(rec.name_ends, dtype=np.int64) + shift).tobytes())
+        empty = -1  # code of the empty name, made when a slice has none
+        states = iter(rec.states)
+        durations = iter(rec.durations)
+        deferred = dict(rec.deferred) if rec.deferred else {}
+        deferred_sums: list[tuple[int, float | None, float | None]] = []
+        starts, ends, tracks, names = out.start, out.end, out.track, out.name
+        start_append, end_append, track_append, name_append = starts.append, ends.append, tracks.append, names.append
+        first_slice = len(starts)
+        stacks, track_index = self.stacks, self.track_index
+        sequence = self._sequence
+        time = self._time
+        last_seq, st = -1, None
+        unmatched = dropped = instants = 0
+        row = -1
+        for kind, seq, flags, ts, clock, track, name in zip(*[iter(rec.rows)] * WIDTH, strict=False):
+            row += 1
+            if seq != last_seq:
+                st, last_seq = sequence(seq), seq
+            if flags & NEEDS_STATE and not st.valid:
+                if kind == STATE:
+                    next(states)
+                    dropped += 1
+                elif not flags & SAME_PACKET:
+                    dropped += 1
+                if kind == COMPLETE:
+                    next(durations)
+                continue
+            if kind == END:
+                key = track if flags & HAS_TRACK else self._track(st, seq)
+                stack = stacks.get(key)
+                if stack:
+                    sid = stack.pop()
+                    ends[sid] = time(st, clock, ts) if clock else ts
+                    row_slice[row] = sid
+                else:
+                    unmatched += 1
+                continue
+            if kind == STATE:
+                self._apply(st, next(states), local_base)
+                continue
+            if kind == INSTANT:
+                instants += 1
+                continue
+            # BEGIN or COMPLETE
+            if flags & INTERNED_NAME:
+                table = st.names
+                code = table.get(name, -1) if type(table) is dict else table[name] if name < len(table) else -1
+                if code < 0:
+                    dropped += 1
+                    if kind == COMPLETE:
+                        next(durations)
+                    continue
+            elif flags & INLINE_NAME:
+                code = local_base + name
+            else:
+                if empty < 0:
+                    empty = len(out.name_ends)
+                    out.name_ends.append(len(out.name_blob))
+                code = empty
+            key = track if flags & HAS_TRACK else self._track(st, seq)
+            index = track_index.get(key)
+            if index is None:
+                index = track_index[key] = len(track_index)
+                out.track_keys.append(key)
+            sid = len(starts)
+            begin = time(st, clock, ts) if clock else ts
+            start_append(begin)
+            track_append(index)
+            name_append(code)
+            row_slice[row] = sid
+            if kind == BEGIN:
+                end_append(OPEN)
+                stack = stacks.get(key)
+                if stack is None:
+                    stacks[key] = [sid]
+                else:
+                    stack.append(sid)
+            else:
+                end_append(begin + next(durations))
+            if flags & DEFERRED_ARGS:
+                from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import DebugAnnotation
+
+                names_of, strings_of = st.annotation_names, st.strings
+                try:
+                    nbytes, cycles = annotation_sums(
+                        (DebugAnnotation.FromString(b) for b in deferred[row]),
+                        lambda iid, d=names_of: d.get(iid, ""), lambda iid, d=strings_of: d.get(iid, ""))
+                except Exception:  # an undecodable annotation: a slice without arguments
+                    nbytes = cycles = None
+                deferred_sums.append((sid, nbytes, cycles))
+        out.unmatched_ends += unmatched
+        out.dropped += dropped
+        out.instants += instants
+        # side columns, by the slice their row became: a slice's arguments come from its own row only, so
+        # each is written once (0.0 + value: the sum of the one value, as a -0.0 comes out of a sum)
+        slices = np.frombuffer(row_slice, dtype=np.int64) if count else np.zeros(0, np.int64)
+        unset = array("d", [math.nan]) * (len(starts) - first_slice)
+        out.bytes.extend(unset)
+        out.cycles.extend(unset)
+        del unset
+        if len(rec.arg_rows) or deferred_sums:
+            nbytes_of = np.frombuffer(out.bytes, dtype=np.float64)[first_slice:]
+            cycles_of = np.frombuffer(out.cycles, dtype=np.float64)[first_slice:]
+            if len(rec.arg_rows):
+                at = slices[np.frombuffer(rec.arg_rows, dtype=np.uint64).astype(np.int64)]
+                keep = at >= 0
+                at = at[keep] - first_slice
+                for column, values in ((nbytes_of, rec.arg_bytes), (cycles_of, rec.arg_cycles)):
+                    values = np.frombuffer(values, dtype=np.float64)[keep]
+                    has = ~np.isnan(values)
+                    column[at[has]] = values[has] + 0.0
+            for sid, nbytes, cycles in deferred_sums:
+                if nbytes is not None and not math.isnan(nbytes):
+                    nbytes_of[sid - first_slice] = nbytes + 0.0
+                if cycles is not None and not math.isnan(cycles):
+                    cycles_of[sid - first_slice] = cycles + 0.0
+            del nbytes_of, cycles_of  # the arrays grow again on the next feed
+        if len(rec.flow_rows):
+            at = slices[np.frombuffer(rec.flow_rows, dtype=np.uint64).astype(np.int64)]
+            keep = at >= 0
+            out.flow_slices.extend(at[keep].tolist())
+            out.flow_ids.extend(np.frombuffer(rec.flow_ids, dtype=np.uint64)[keep].tolist())
+            out.flow_ends.extend(np.frombuffer(rec.flow_ends, dtype=np.uint8)[keep].tolist())
+
+    def finish(self) -> Resolved:
+        return self.out
+
