@@ -3,10 +3,11 @@
 A folder some kind reads as one input stays one profile set and is not searched: a Neuron Explorer
 output folder, or a capture folder of per-rank files (its profile files are the kind's members and their
 names differ only by a number: rank0.pb, rank1.pb). A folder of unrelated traces (before.pb, after.pb)
-is searched, each file its own profile. In a folder walk, only files with a profile's
-ending (advisor/data/fleet_run.yaml) are candidates, so READMEs and scripts beside the profiles are skipped,
-counted; a file named on the command line always is a candidate. Whether a candidate really is a
-profile is decided where it is analysed, with the same content detection as `advisor report`.
+is searched, each file its own profile. In a folder walk, only files with a profile's ending (each
+kind's `fleet: endings:`, and advisor/data/fleet_run.yaml's) are candidates, so READMEs and scripts beside
+the profiles are skipped, counted; a file named on the command line always is a candidate. Whether a
+candidate really is a profile is decided where it is analysed, with the same content detection as
+`advisor report`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,18 @@ def run_settings() -> dict[str, Any]:
     """advisor/data/fleet_run.yaml, read once per process like a kind's data files (hashing asks for the
     endings once per folder)."""
     return load_yaml_resource("data/fleet_run.yaml")
+
+
+@cache
+def profile_endings() -> tuple[str, ...]:
+    """The endings a folder walk keeps: each installed kind's (its report.yaml `fleet: endings:`, so a new kind
+    brings its own), and fleet_run.yaml's for what is no kind's (saved analyses)."""
+    from advisor.kinds import available
+
+    found = {str(e).lower() for e in run_settings()["discovery"].get("extensions", ())}
+    for kind in available():
+        found.update(str(e).lower() for e in (kind.data("report.yaml").get("fleet") or {}).get("endings", ()))
+    return tuple(sorted(found))
 
 
 def _is_profile_set(folder: Path, extensions: tuple[str, ...]) -> bool:
@@ -103,7 +116,7 @@ def discover(paths: Sequence[str], store: Path | None = None) -> Discovery:
     """Every candidate under `paths`, each once, in the order given (folders in name order). The store
     folder is never searched: its analyses are not new profiles."""
     settings = run_settings()["discovery"]
-    extensions = tuple(e.lower() for e in settings["extensions"])
+    extensions = profile_endings()
     skip = frozenset(settings["skip_folders"])
     excluded = os.path.abspath(store) if store is not None else None
     found: list[Candidate] = []
@@ -155,7 +168,7 @@ def content_hash(path: Path) -> str:
     """sha256 of a file's bytes; of a folder, of its profile files' relative names and hashes (a README
     edited beside the ranks changes nothing)."""
     if path.is_dir():
-        extensions = tuple(run_settings()["discovery"]["extensions"])
+        extensions = profile_endings()
         digest = hashlib.sha256()
         for file in (f for f in _files(path) if f.name.lower().endswith(extensions)):
             digest.update(f"{file.relative_to(path).as_posix()}\0{content_hash(file)}\n".encode())

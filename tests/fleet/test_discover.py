@@ -45,3 +45,15 @@ def test_content_hash_of_files_and_folders(tmp_path):
     before = content_hash(root / "ranks")
     (root / "ranks" / "profile_rank_0.json").rename(root / "ranks" / "profile_rank_9.json")
     assert content_hash(root / "ranks") != before  # names count, not only bytes
+
+
+def test_the_endings_a_walk_keeps_come_from_the_kinds():
+    """Issue 24 item 7: file endings are each kind's knowledge (its report.yaml `fleet: endings:`), not a list in
+    the fleet's code or data: every installed kind's endings are kept, and saved analyses' .json."""
+    from advisor.fleet.discover import profile_endings
+    from advisor.kinds import available
+
+    endings = set(profile_endings())
+    for kind in available():
+        assert set((kind.data("report.yaml").get("fleet") or {}).get("endings", ())) <= endings
+    assert {".ntff", ".ncu-rep", ".pb", ".json"} <= endings
