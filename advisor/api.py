@@ -154,11 +154,17 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     (default: the slowest) with an overview of all of them; the members of a folder run on `executor`, or on a
     pool of `jobs` processes. `packs` keeps the rule sets loaded across calls (many profiles in one process)."""
     options = options or AnalyzeOptions()
-    if jobs is not None and jobs < 1:
-        raise AdvisorError("--jobs", f"must be at least 1, got {jobs}")
     saved = serialize.read_if_analysis(path, options.load.max_memory)
     if saved is not None:  # a saved analysis, as it was analysed (as load_analysis reads it)
         return _as_saved(path, saved, options, (), packs)
+    return _analyze_input(path, options, jobs, progress, executor, packs)
+
+
+def _analyze_input(path: Path, options: AnalyzeOptions, jobs: int | None = None, progress: Progress | None = None,
+                   executor: Executor | None = None, packs: PackCache | None = None) -> Analysis:
+    """A profile input, once it is known not to be a saved analysis (its head is read once, not again here)."""
+    if jobs is not None and jobs < 1:
+        raise AdvisorError("--jobs", f"must be at least 1, got {jobs}")
     kind = get_kind(options.kind) if options.kind else detect(path)
     foreign = [f"--{name.replace('_', '-')}" for name in sorted(set(options.load.kind_options) - kind.option_dests())]
     if foreign:
@@ -202,7 +208,7 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
             if progress:
                 progress(f"analysing {i + 1}/{len(members)}")
             try:
-                analyses.append(analyze(path, plain, packs=packs))
+                analyses.append(_analyze_input(path, plain, packs=packs))
             except AdvisorError as exc:
                 raise _rank_failure(exc, 1, [p for _, p in members]) from None
     else:
@@ -221,7 +227,7 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
     else:
         chosen = max(range(len(analyses)), key=lambda i: (analyses[i].value("total_time") or 0.0, -i))
     if options.context is not None:  # the investigation context belongs to the profile reported in full
-        analyses[chosen] = analyze(members[chosen][1], replace(plain, context=options.context), packs=packs)
+        analyses[chosen] = _analyze_input(members[chosen][1], replace(plain, context=options.context), packs=packs)
     kind = analyses[chosen].kind  # the members' rules, for the cross-member findings
     ruleset = packs.get(kind) if packs is not None else load_packs(options.rule_paths, kind=kind)
     return with_overview(analyses, names, chosen, ruleset, options.selection, _hidden)
@@ -239,7 +245,7 @@ def _pooled(pool: Executor, paths: Sequence[Path], options: AnalyzeOptions, prog
     submitted = 0
     while pending or (submitted < len(paths) and not failed):
         while submitted < len(paths) and len(pending) < window and not failed:
-            future = pool.submit(analyze, paths[submitted], options)
+            future = pool.submit(_analyze_input, paths[submitted], options)
             index[future], submitted = submitted, submitted + 1
             pending.add(future)
         done, pending = wait(pending, return_when=FIRST_EXCEPTION)
@@ -281,7 +287,7 @@ def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int |
     options = options or AnalyzeOptions()
     saved = serialize.read_if_analysis(path, options.load.max_memory)
     if saved is None:
-        return analyze(path, options, jobs, progress, executor, packs)
+        return _analyze_input(path, options, jobs, progress, executor, packs)
     return _as_saved(path, saved, options, refused_when_saved, packs)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor import api
 from advisor.comparing.diff import DEFAULT_NOISE
@@ -35,19 +35,39 @@ def _format(path: Path) -> str:
     return fmt
 
 
-def _save(path: str | Path, draw: Any) -> Path:
-    """Render for the file's format and write it (with its chart folder for Markdown), all or nothing."""
-    target = Path(path)
-    rendered: Rendered = draw(_format(target), target)
-    write_report(target, rendered.main, rendered.files, rendered.folder)
-    return target
+class _Report:
+    """What a result shows and saves: its report in each format, by the one renderer it names."""
+
+    def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+        raise NotImplementedError
+
+    def to_markdown(self) -> str:
+        """The report as Markdown, without chart files (`save` writes those beside a .md)."""
+        return self._render("md", None).main.decode("utf-8")
+
+    def to_html(self, page_size: str = "a4") -> str:
+        """The report as one self-contained HTML page, charts inline."""
+        return self._render("html", None, page_size).main.decode("utf-8")
+
+    def save(self, path: str | Path) -> Path:
+        """Write it by the file's ending: .md (with its charts), .html, .pdf or .json; all or nothing."""
+        target = Path(path)
+        rendered = self._render(_format(target), target)
+        write_report(target, rendered.main, rendered.files, rendered.folder)
+        return target
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
 
 
 @dataclass(frozen=True)
-class Result:
+class Result(_Report):
     """One input's analysis, as `advisor report` would write it."""
 
     analysis: Analysis
+
+    def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+        return render(self.analysis, fmt, output, page_size)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -63,39 +83,15 @@ class Result:
                 for m in self.analysis.metrics.values()]
         return pandas.DataFrame(rows).set_index("name")
 
-    def to_markdown(self) -> str:
-        """The report as Markdown, without chart files (`save` writes those beside a .md)."""
-        return render(self.analysis, "md", None).main.decode("utf-8")
-
-    def to_html(self, page_size: str = "a4") -> str:
-        """The report as one self-contained HTML page, charts inline."""
-        return render(self.analysis, "html", None, page_size).main.decode("utf-8")
-
-    def save(self, path: str | Path) -> Path:
-        """Write the report or the analysis JSON, by the file's ending: .md (with its charts), .html, .pdf, .json."""
-        return _save(path, lambda fmt, target: render(self.analysis, fmt, target))
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
-
 
 @dataclass(frozen=True)
-class ComparisonResult:
+class ComparisonResult(_Report):
     """Two attempts compared (before, after), or a series of three or more."""
 
     comparison: Comparison | Series
 
-    def to_markdown(self) -> str:
-        return render_comparison(self.comparison, "md", None).main.decode("utf-8")
-
-    def to_html(self, page_size: str = "a4") -> str:
-        return render_comparison(self.comparison, "html", None, page_size).main.decode("utf-8")
-
-    def save(self, path: str | Path) -> Path:
-        return _save(path, lambda fmt, target: render_comparison(self.comparison, fmt, target))
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
+    def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
+        return render_comparison(self.comparison, fmt, output, page_size)
 
 
 def _options(hardware: str | None, rules: Sequence[str | Path], select: Sequence[str], ignore: Sequence[str],

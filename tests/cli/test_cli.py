@@ -322,7 +322,7 @@ def test_an_internal_error_is_one_line(monkeypatch, cli):
     def broken(*args, **kwargs):
         raise ValueError("boom\n  at line 3")
 
-    monkeypatch.setattr("advisor.api.analyze", broken)
+    monkeypatch.setattr("advisor.api._analyze_input", broken)  # what every profile input reaches
     done = cli("report", MP2)
     assert done.returncode == 2
     assert done.stderr == (f"advisor: error: {MP2}: internal error (ValueError: boom at line 3); rerun with --debug "
