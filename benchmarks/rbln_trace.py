@@ -123,7 +123,7 @@ def cut(source: Path, target: Path, size: int) -> None:
     """The first `size` bytes of the trace, ending at a packet boundary."""
     import mmap
 
-    from advisor.kinds.rbln.adapters.packets import Splitter
+    from advisor.inputs.perfetto.packets import Splitter
 
     if target.is_file() and target.stat().st_mtime >= source.stat().st_mtime and abs(
             target.stat().st_size - size) < 2 * MIB:
@@ -152,24 +152,27 @@ def child(mode: str, path: str, workers: int | None) -> None:
     if mode == "baseline":
         from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
 
-        from advisor.kinds.rbln.adapters.decode import Records, Resolver, _feed
-        from advisor.kinds.rbln.adapters.reader import ReadResult
+        from advisor.inputs.perfetto.extract import _feed
+        from advisor.inputs.perfetto.reader import ReadResult
+        from advisor.inputs.perfetto.resolve import Resolver
+        from advisor.inputs.perfetto.rows import Records
+        from advisor.kinds.rbln.adapters import ARGUMENTS
         from advisor.kinds.rbln.adapters.trace import build
 
         started = time.perf_counter()
         data = trace.read_bytes()
         decoded = Trace.FromString(data)
         records = Records()
-        _feed(decoded.packet, records, 0)  # the reader's own per-packet extraction, one packet at a time
+        _feed(decoded.packet, records, 0, ARGUMENTS)  # the reader's own per-packet extraction, one at a time
         records.close()
-        resolver = Resolver()
+        resolver = Resolver(ARGUMENTS)
         resolver.feed(records)
         profile = build(trace, ReadResult(resolver.finish(), len(data), None, False, "", 1))
         used = 1
     elif mode == "analysis":
         from advisor.api import analyze
         from advisor.core.serialize import dumps
-        from advisor.kinds.rbln.adapters.reader import default_workers
+        from advisor.inputs.perfetto.reader import default_workers
 
         started = time.perf_counter()
         analysis = analyze(trace)
@@ -178,11 +181,11 @@ def child(mode: str, path: str, workers: int | None) -> None:
                           "workers": default_workers(), **_peaks()}))
         return
     else:
-        from advisor.kinds.rbln.adapters import reader
+        from advisor.kinds.rbln.adapters import read
         from advisor.kinds.rbln.adapters.trace import build
 
         started = time.perf_counter()
-        result = reader.read(trace, workers)
+        result = read(trace, workers)
         profile = build(trace, result)
         used = result.workers
     wall = time.perf_counter() - started

@@ -23,12 +23,12 @@ from tests_support import SAMPLES
 
 from advisor.cli import main
 from advisor.core.errors import AdvisorError
+from advisor.inputs.perfetto.arguments import _NUMBER
+from advisor.inputs.perfetto.packets import Splitter
 from advisor.kinds import detect
 from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions
-from advisor.kinds.rbln.adapters import load, load_trace, members
-from advisor.kinds.rbln.adapters.arguments import _JSON_ARGS, _NUMBER, _json_sums
-from advisor.kinds.rbln.adapters.packets import Splitter
-from advisor.kinds.rbln.adapters.tracks import rules
+from advisor.kinds.rbln.adapters import ARGUMENTS, load, load_trace, members
+from advisor.kinds.rbln.knowledge import track_rules as rules
 from advisor.kinds.rbln.slices import natural
 
 SAMPLE = SAMPLES / "rbln_atom_cnn" / "trace.pb"
@@ -144,7 +144,7 @@ def test_gzip_trace_leaves_no_temporary_file_even_when_killed(tmp_path, bomb_fil
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp)}
-    script = ("from advisor.kinds.rbln.adapters.reader import read; from pathlib import Path; import sys; "
+    script = ("from advisor.kinds.rbln.adapters import read; from pathlib import Path; import sys; "
               f"read(Path({str(bomb_file)!r}), 1, lambda line: print(line, flush=True), limit=1 << 40)")
     proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
     try:
@@ -375,9 +375,9 @@ def test_slice_arguments_regex_is_linear(text):
     """Issue 22 §5: the Slice Arguments regexes on 1 MB of hostile text finish in well under 5 s (the
     unbounded `[^\\]]*` took minutes on unclosed brackets)."""
     started = time.monotonic()
-    _json_sums(text)
+    ARGUMENTS.json_sums(text)
     _NUMBER.findall(text)
-    _JSON_ARGS.findall(text)
+    ARGUMENTS.pattern.findall(text)
     assert time.monotonic() - started < 5
 
 
@@ -434,8 +434,8 @@ def test_zero_length_trace(capsys, tmp_path):
 
 def test_slice_argument_numbers_beyond_float_are_unavailable():
     """Issue 22 §2: a 400-digit transfer size is unavailable, not inf."""
-    assert _json_sums('{"transfer": [":' + "9" * 400 + 'Byte"]}') == (None, None)
-    assert _json_sums('{"transfer": 1e999, "comp_cycle": 5}') == (None, 5.0)
+    assert ARGUMENTS.json_sums('{"transfer": [":' + "9" * 400 + 'Byte"]}') == (None, None)
+    assert ARGUMENTS.json_sums('{"transfer": 1e999, "comp_cycle": 5}') == (None, 5.0)
 
 
 def test_peak_helper_reads_this_process_only():

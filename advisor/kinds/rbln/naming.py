@@ -1,40 +1,19 @@
-"""Command names read into sequence, layer and family (../shared/reference/rbln-profiler.md §1.5, §3.3;
-seed 003): each distinct name is parsed once, and the slices map to the result through their codes.
-The patterns and word lists are in data/names.yaml."""
+"""Command names read into sequence, layer and family (RBLN profiler docs, Perfetto analysis page:
+https://docs.rbln.ai/latest/software/profiler/perfetto/analysis.html): each distinct name is parsed once,
+and the slices map to the result through their codes.
+The patterns and word lists are in data/names.yaml, loaded by knowledge.py."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from advisor.kinds.rbln import KIND
+from advisor.kinds.rbln.knowledge import NameRules, name_rules
 
 FUSED = re.compile(r"^fused\((?P<members>.*)\)$")
 TRAILING_INDEX = re.compile(r"_\d+$")
-
-
-@dataclass(frozen=True)
-class NameRules:
-    pattern: re.Pattern[str]
-    workload_majority: float  # share of parsed names that must carry W<n>_ for it to be read as the workload
-    weight_families: frozenset[str]
-    inline_ops: frozenset[str]
-    dma_bound_ratio: float
-    max_layers: int
-    max_sequences: int
-    min_gap: float  # ns: shorter holes in the device's busy union are not counted as idle gaps
-
-
-@cache
-def name_rules() -> NameRules:
-    data = KIND.data("names.yaml")
-    return NameRules(re.compile(data["pattern"]), float(data["workload_majority"]),
-                     frozenset(data["weight_families"]), frozenset(data["inline_ops"]),
-                     float(data["dma_bound_ratio"]), int(data["max_layers"]), int(data["max_sequences"]),
-                     float(data.get("min_gap_ns", 0.0)))
 
 
 def family(layer: str) -> str:

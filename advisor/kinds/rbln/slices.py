@@ -1,41 +1,19 @@
 """The usable slices of an RBLN trace as one flat table (numpy columns sorted by start, times in ns),
 the units busy times are measured per (a device, or a device's chiplet on Rebel100), and unions per
-group (unit, layer, sequence) in one vectorised pass. Pure numpy: the event analysis (events.py)
-drops unusable slices before building it."""
+unit and per (group, unit) through the shared grouped unions (metrics/grouped.py). Pure numpy: the
+event analysis (events.py) drops unusable slices before building it. The categories and their flags
+are tracks.yaml's, loaded by knowledge.py."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from advisor.core.events import int32_if_fits
-from advisor.kinds.rbln import KIND
-
-OTHER = "other"
-
-
-@dataclass(frozen=True)
-class Category:
-    key: str
-    title: str
-    device: bool  # a device command category (DEV)
-    compute: bool  # the Neural Engine
-    dma: bool  # on-chip transfers
-    io: bool  # host <-> device transfers
-    comm: bool  # multi-device communication
-    transfer: bool  # its commands carry transfer bytes
-
-
-@cache
-def categories() -> tuple[Category, ...]:
-    """The categories of tracks.yaml, in its order, then `other`."""
-    found = [Category(c["key"], c["title"], bool(c.get("device")), bool(c.get("compute")), bool(c.get("dma")),
-                      bool(c.get("io")), bool(c.get("comm")), bool(c.get("transfer")))
-             for c in KIND.data("tracks.yaml")["categories"]]
-    return (*found, Category(OTHER, "Other tracks", False, False, False, False, False, False))
+from advisor.kinds.rbln.knowledge import OTHER, categories
+from advisor.metrics.grouped import end_order, union
 
 
 def natural(label: str) -> tuple:
@@ -197,13 +175,7 @@ def build(parts: list[Part]) -> Slices:
     category = _narrow(merged.pop("category"), len(categories()))
     track = _narrow(merged.pop("track"), len(tracks))
     start, duration = merged["start"], merged["duration"]
-    end = start + duration
-    by_end = np.argsort(end, kind="stable")
-    ends = end[by_end]
-    del end
-    end_rank = np.empty(len(by_end), dtype=np.int32)
-    end_rank[by_end] = np.arange(len(by_end), dtype=np.int32)
-    del by_end
+    end_rank, ends = end_order(start, duration)
     units, x_row, x_unit = _units(category, device, chiplet, len(device_labels), len(chiplet_labels))
     return Slices(start=start, duration=duration, category=category, name=merged["name"],
                   names=shared_names if shared else tuple(names), track=track,
@@ -258,47 +230,6 @@ def unit_view(s: Slices, mask: Any) -> tuple[Any, Any]:
     return s.x_row[keep], s.x_unit[keep]
 
 
-def segments(s: Slices, rows: Any, group: Any) -> tuple[Any, Any, Any]:
-    """The merged segments (start, end, group) of the rows' intervals within each group, ordered by
-    group then start. `rows` ascending (so in start order), `group` non-negative ints beside them.
-    A running maximum of end ranks offset per group merges without mixing groups, exactly."""
-    import numpy as np
-
-    if len(rows) == 0:
-        return np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
-    group = np.asarray(group)
-    if group.min() == group.max():  # one group (a single unit, a device): already in order, no offsets
-        r, g = rows, np.full(len(rows), group[0], dtype=np.int64)
-        run = np.maximum.accumulate(s.end_rank[r])
-    else:
-        order = np.argsort(group, kind="stable")
-        r, g = rows[order], group[order].astype(np.int64, copy=False)
-        del order
-        n = len(s.ends)
-        run = g * n
-        run += s.end_rank[r]
-        np.maximum.accumulate(run, out=run)  # groups ascending: a group's running max never reaches the next
-        run %= n  # back to the rank (the group's offset g * n is a multiple of n)
-    run_end = s.ends[run]
-    del run
-    st = s.start[r]
-    del r
-    new = np.empty(len(st), dtype=bool)
-    new[0] = True
-    new[1:] = (g[1:] != g[:-1]) | (st[1:] > run_end[:-1])
-    first = np.flatnonzero(new)
-    last = np.append(first[1:] - 1, len(st) - 1)
-    return st[first], run_end[last], g[first]
-
-
-def union(s: Slices, rows: Any, group: Any, groups: int) -> Any:
-    """Covered length (ns) per group."""
-    import numpy as np
-
-    a, b, g = segments(s, rows, group)
-    return np.bincount(g, weights=b - a, minlength=groups)[:groups] if groups else np.zeros(0)
-
-
 def per_unit(s: Slices, mask: Any) -> Any:
     """The union of the masked rows in each unit (ns)."""
     rows, unit = unit_view(s, mask)
@@ -316,10 +247,3 @@ def per_unit_groups(s: Slices, mask: Any, group: Any, groups: int) -> Any:
     key += unit
     flat = union(s, rows, key, groups * units)
     return flat.reshape(groups, units)
-
-
-def covered(x: Any, starts: Any, ends: Any) -> Any:
-    """Whether each point lies in one of the disjoint, sorted segments [start, end)."""
-    import numpy as np
-
-    return np.searchsorted(starts, x, side="right") > np.searchsorted(ends, x, side="right")

@@ -1,5 +1,5 @@
 """What both Neuron full-trace adapters (legacy JSON, Explorer Parquet) share: the event tables they
-fill (core.events: instruction and dma), the NEFF's tensor declarations, and progress."""
+fill (core.events: instruction and dma) and the NEFF's tensor declarations."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 
 from advisor.core.events import Codes, EventTable, EventTrace
 from advisor.core.numbers import as_number
-from advisor.kinds.base import Progress
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
 
 
@@ -24,19 +23,6 @@ def neuron_trace(instr: dict[str, Any], dma: dict[str, Any], summary: dict[str, 
                                         extra={"nki": instr["nki"]}),
                 DMA: EventTable(dma["start"], dma["duration"], no_queue, dma["variable"], bytes=dma["size"])},
         summary=summary, metadata=metadata, warnings=warnings, extra={"tensors": tensors})
-
-
-class Percent:
-    """Progress as whole percents of one step, printed only when the percent changes."""
-
-    def __init__(self, progress: Progress | None, what: str) -> None:
-        self.progress, self.what, self.shown = progress, what, -1
-
-    def __call__(self, done: float, total: float) -> None:
-        percent = int(100 * done / total) if total else 100
-        if self.progress and percent != self.shown:
-            self.shown = percent
-            self.progress(f"{self.what}: {percent} %")
 
 
 def _size(value: Any) -> float | None:

@@ -17,14 +17,21 @@ from __future__ import annotations
 import os
 import re
 import zlib
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Profile
+from advisor.inputs.perfetto.arguments import Arguments
+from advisor.inputs.perfetto.packets import CORRUPT, Splitter
 from advisor.inputs.text import read_head
-from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
-from advisor.kinds.rbln.adapters.packets import CORRUPT, Splitter
+from advisor.kinds.base import DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
+from advisor.kinds.rbln.knowledge import slice_argument_keys
+
+if TYPE_CHECKING:
+    from advisor.inputs.perfetto.reader import ReadResult
 
 SUFFIXES = (".pb", ".pftrace", ".perfetto-trace", ".perfetto")  # a folder's traces, also gzipped (.pb.gz)
 FOREIGN = (".ntff", ".ncu-rep")  # other kinds' binary captures are never claimed, whatever their bytes
@@ -34,6 +41,7 @@ SNIFF_INFLATED = 1 << 20
 MAX_LISTED = 1_000_000  # entries of a folder looked at: past this it is a runaway folder, not a capture
 TRACE_STARTS = (b"\x0a", b"\x1f\x8b")  # a Perfetto trace's first packet field, or gzip
 _DIGITS = re.compile(r"(\d+)")
+ARGUMENTS = Arguments(**slice_argument_keys())  # where a slice's bytes and cycles are (tracks.yaml `arguments`)
 
 
 def _inflated_head(head: bytes) -> bytes:
@@ -152,9 +160,16 @@ def _sniff_file(path: Path) -> bool:
         return False
 
 
+def read(path: Path, workers: int | None = None, progress: Callable[[str], None] | None = None,
+         limit: int = DEFAULT_MAX_MEMORY) -> ReadResult:
+    """Every slice of an RBLN trace, with its transfer bytes and cycles (the shared Perfetto reader)."""
+    from advisor.inputs.perfetto import reader
+
+    return reader.read(path, ARGUMENTS, workers, progress, limit=limit)
+
+
 def load(path: Path, options: LoadOptions) -> list[Profile]:
     """The trace's one profile (a folder's traces are analysed one by one: see `members`)."""
-    from advisor.kinds.rbln.adapters.reader import read
     from advisor.kinds.rbln.adapters.trace import build
 
     if path.is_dir():
@@ -164,7 +179,6 @@ def load(path: Path, options: LoadOptions) -> list[Profile]:
 
 def load_trace(path: Path, workers: int | None = None) -> Profile:
     """One trace read with `workers` processes (None: the default for its size)."""
-    from advisor.kinds.rbln.adapters.reader import read
     from advisor.kinds.rbln.adapters.trace import build
 
     return build(path, read(path, workers))

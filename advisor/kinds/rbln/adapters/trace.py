@@ -17,10 +17,13 @@ from typing import Any
 from advisor.core.errors import AdvisorError
 from advisor.core.events import Codes, EventTable, EventTrace, PackedStrings
 from advisor.core.model import Profile, SourceInfo
+from advisor.inputs.perfetto.flows import flow_edges
+from advisor.inputs.perfetto.reader import ReadResult
+from advisor.inputs.perfetto.resolve import Resolved
+from advisor.inputs.perfetto.rows import OPEN
+from advisor.kinds.rbln import knowledge
 from advisor.kinds.rbln.adapters import tracks as track_rules
-from advisor.kinds.rbln.adapters.decode import OPEN, Resolved, flow_edges
 from advisor.kinds.rbln.adapters.quality import ReadQuality, TrackInfo
-from advisor.kinds.rbln.adapters.reader import ReadResult
 
 FORMAT, GZIP_FORMAT = "perfetto-pb", "perfetto-pb.gz"
 NS = 1e-9
@@ -159,9 +162,7 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 
 
 def _name_format(names: Sequence[str], codes: Any) -> str:
-    from advisor.kinds.rbln import KIND
-
-    data = KIND.data("names.yaml")
+    data = knowledge.names_data()
     try:
         pattern = re.compile(str(data.get("pattern") or ""))
     except re.error:
@@ -300,10 +301,10 @@ def build(path: Path, result: ReadResult) -> Profile:
             raise AdvisorError(str(path), f"not a Perfetto trace: {what}")
         raise AdvisorError(str(path), f"a Perfetto trace without slices ({_plural(r.packets, 'packet')}, "
                                       f"{_plural(r.instants, 'instant event')}): nothing to analyse")
-    rules = track_rules.rules()
+    rules = knowledge.track_rules()
     resolved = track_rules.resolve(r.track_keys, r.tracks, r.processes, r.threads, rules)
-    order = [*(key for key, _ in rules.categories), track_rules.OTHER]
-    other = order.index(track_rules.OTHER)
+    order = [*(key for key, _ in rules.categories), knowledge.OTHER]
+    other = order.index(knowledge.OTHER)
     category_of_track = np.array([order.index(t.category) for t in resolved], dtype=np.int32)
     track = np.frombuffer(r.track, dtype=np.int32)
     counts = np.bincount(track, minlength=len(resolved))
@@ -340,18 +341,18 @@ def build(path: Path, result: ReadResult) -> Profile:
         info = seen.setdefault(t.path, [t.category, t.device, t.chiplet, 0])
         info[3] += int(counts[i])
     track_infos = tuple(TrackInfo(path, *info) for path, info in seen.items())
-    unknown = tuple(t.name for t in track_infos if t.category == track_rules.OTHER)
+    unknown = tuple(t.name for t in track_infos if t.category == knowledge.OTHER)
     known_slices = int(bounds[other])
     clock_note = _clock_note(r)
     warnings = tuple(_sentences(r, result, cols["unclosed"], unknown, known_slices, cols["backwards"]))
 
-    flags = {str(c.get("key")): c for c in track_rules.data().get("categories") or () if isinstance(c, dict)}
-    device_cats = [i for i, key in enumerate(order) if flags.get(key, {}).get("device")]
+    device_keys = {c.key for c in knowledge.categories() if c.device}
+    device_cats = [i for i, key in enumerate(order) if key in device_keys]
     used = counts > 0
     on_device = np.isin(category_of_track, device_cats) & used
     device_labels = {devices[i] for i in np.flatnonzero(on_device if on_device.any() else used)}
     units = {(devices[i], chiplets[i]) for i in np.flatnonzero(used) if chiplets[i]}
-    rebel_only = set(track_rules.data().get("rebel100_categories") or ())
+    rebel_only = set(knowledge.tracks_data().get("rebel100_categories") or ())
     generation = "Rebel100" if units or rebel_only & set(tables) else "ATOM"
     backend = api_implementation.Type()
     quality = ReadQuality(

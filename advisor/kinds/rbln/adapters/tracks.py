@@ -1,5 +1,6 @@
 """Which command category, device and chiplet a track belongs to, from the patterns in
-`data/tracks.yaml` (names, not topology: reference rbln-profiler.md §3.2, §9.1).
+`data/tracks.yaml` (names, not topology: reference rbln-profiler.md §3.2, §9.1), compiled by knowledge.py.
+The tracks themselves are as the shared Perfetto reader resolved them (`Descriptor`s).
 
 A track's category is the first category whose pattern matches its own name, else its thread's name,
 else the nearest ancestor's (parent_uuid) name; trailing ids (`Neural DMA 1003`) are ignored. The
@@ -9,26 +10,12 @@ process (its name, else `pid N`). A track nothing matches is category `other`, n
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from functools import cache
 
-from advisor.core.errors import AdvisorError
+from advisor.inputs.perfetto.resolve import Descriptor
+from advisor.kinds.rbln.knowledge import OTHER, TrackRules, track_rules
 
-OTHER = "other"
 NO_DEVICE = "device"
-
-
-@dataclass
-class Descriptor:
-    """What the trace said about one track (the last descriptor of a uuid wins)."""
-
-    name: str = ""  # the track's own name (name or static_name)
-    parent: object = None  # parent track key
-    pid: int | None = None  # owning process (process tracks, thread tracks)
-    tid: int | None = None
-    thread_name: str = ""
-    process_name: str = ""  # for a process track
 
 
 @dataclass(frozen=True)
@@ -39,56 +26,6 @@ class Resolved:
     category: str
     device: str
     chiplet: str  # `Chiplet 2`, or ""
-
-
-MAX_DIGITS = 18  # a chiplet number longer than this is not one (and stays within int64)
-
-
-@dataclass(frozen=True)
-class Rules:
-    """The compiled patterns of tracks.yaml."""
-
-    categories: tuple[tuple[str, re.Pattern[str]], ...]  # (key, pattern), in the file's order
-    chiplet: re.Pattern[str] | None
-
-    def category(self, name: str) -> str | None:
-        text = name.strip()
-        for key, pattern in self.categories:
-            if pattern.fullmatch(text):
-                return key
-        return None
-
-    def chiplet_number(self, name: str) -> int | None:
-        """The chiplet's number in a track name; None when there is none or it is no plausible number (a
-        5,000-digit run, which int() refuses)."""
-        match = self.chiplet.fullmatch(name.strip()) if self.chiplet else None
-        digits = match.group(1) if match and match.groups() else None
-        return int(digits) if digits and digits.isdecimal() and len(digits) <= MAX_DIGITS else None
-
-
-def data() -> dict:
-    """tracks.yaml, as shipped."""
-    from advisor.kinds.rbln import KIND
-
-    return KIND.data("tracks.yaml")
-
-
-@cache
-def rules() -> Rules:
-    from advisor.kinds.rbln import KIND
-
-    spec = data()
-    trailing = spec.get("trailing_id") or ""
-    tail = f"(?:{trailing})?" if trailing else ""
-    try:
-        categories = tuple(
-            (str(c["key"]), re.compile("(?:" + "|".join(f"(?:{p})" for p in c.get("patterns") or ()) + ")" + tail,
-                                       re.IGNORECASE))
-            for c in spec.get("categories") or () if c.get("patterns"))
-        chiplet = re.compile(str(spec["chiplet"]), re.IGNORECASE) if spec.get("chiplet") else None
-    except (re.error, KeyError, TypeError, AttributeError) as exc:
-        raise AdvisorError(str(KIND.folder / "tracks.yaml"), f"bad track pattern: {exc}") from None
-    return Rules(categories=categories, chiplet=chiplet)
 
 
 def _label(key: object, found: Descriptor | None) -> str:
@@ -102,10 +39,10 @@ def _label(key: object, found: Descriptor | None) -> str:
 
 
 def resolve(keys: list[object], tracks: dict[object, Descriptor], processes: dict[int, str],
-            threads: dict[tuple[int, int], str], rule: Rules | None = None) -> list[Resolved]:
+            threads: dict[tuple[int, int], str], rule: TrackRules | None = None) -> list[Resolved]:
     """Each track key (a uuid, or a legacy ("thread", pid, tid) / ("sequence", id)) resolved.
     `processes`: process names by pid; `threads`: thread names by (pid, tid), from every descriptor."""
-    rule = rule or rules()
+    rule = rule or track_rules()
     out = []
     for key in keys:
         own = tracks.get(key)

@@ -432,11 +432,12 @@ def test_every_encoding_of_the_sample_generator_gives_the_same_tables(tmp_path):
 
 
 def test_progress_and_folders(tmp_path, reference_trace):
-    from advisor.kinds.rbln.adapters import reader
+    from advisor.inputs.perfetto import reader
+    from advisor.kinds.rbln.adapters import read
 
     seen: list[str] = []
     path = reference_trace().write(tmp_path / "t.pb")
-    reader.read(path, 1, seen.append)
+    read(path, 1, seen.append)
     assert seen and seen[-1] == "reading t.pb: 100%"
     with pytest.raises(AdvisorError, match="no Perfetto trace"):
         load(tmp_path, LoadOptions())

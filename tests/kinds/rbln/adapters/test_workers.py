@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from advisor.kinds.rbln.adapters import load_trace, reader
+from advisor.inputs.perfetto import reader
+from advisor.kinds.rbln.adapters import load_trace, read
 
 
 def table_values(profile) -> dict:
@@ -55,7 +56,7 @@ def test_workers_give_identical_output(tmp_path, tb_class, monkeypatch, workers)
     monkeypatch.setattr(reader, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(reader, "CHUNK_BYTES", 512)  # ranges of ~512 bytes: dozens of cuts
     monkeypatch.setattr(reader, "RANGE_BYTES", 512)
-    many = reader.read(path, workers)
+    many = read(path, workers)
     assert many.workers == workers
     from advisor.kinds.rbln.adapters.trace import build
 

@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
+from advisor.inputs.perfetto.arguments import Arguments
+from advisor.inputs.perfetto.extract import extract
+from advisor.inputs.perfetto.packets import CORRUPT, FramingProblem, Splitter
+from advisor.inputs.perfetto.resolve import Resolved, Resolver
+from advisor.inputs.perfetto.rows import CHUNK_BYTES, Records
 from advisor.inputs.text import file_errors
-from advisor.kinds.base import DEFAULT_MAX_MEMORY
-from advisor.kinds.rbln.adapters.decode import CHUNK_BYTES, Records, Resolved, Resolver, extract
-from advisor.kinds.rbln.adapters.packets import CORRUPT, FramingProblem, Splitter
 
 GZIP_MAGIC = b"\x1f\x8b"
 PARALLEL_MIN_BYTES = 8 << 20  # below this a pool costs more to start than it saves
@@ -96,10 +98,11 @@ def _mapped(path: Path) -> Iterator[mmap.mmap | bytes]:
             mapped.close()
 
 
-def _extract_file(path: str, start: int, end: int, budget: int) -> Records:
+def _extract_file(path: str, start: int, end: int, budget: int, arguments: Arguments) -> Records:
     """A worker's task: its own map of the file, one range of whole packets."""
     with _mapped(Path(path)) as buf:
-        return extract(buf, start, end, _releaser(buf) if isinstance(buf, mmap.mmap) else None, budget=budget)
+        return extract(buf, arguments, start, end, _releaser(buf) if isinstance(buf, mmap.mmap) else None,
+                       budget=budget)
 
 
 class _Gunzip:
@@ -144,23 +147,25 @@ def is_gzip(path: Path) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
-def read(path: Path, workers: int | None = None, progress: Callable[[str], None] | None = None,
-         limit: int = DEFAULT_MAX_MEMORY) -> ReadResult:
-    """Every slice of the trace at `path` (a Perfetto .pb/.pftrace, gzip or not); the trace's size after
-    decompression may be at most `limit` bytes."""
+def read(path: Path, arguments: Arguments, workers: int | None = None,
+         progress: Callable[[str], None] | None = None, *, limit: int) -> ReadResult:
+    """Every slice of the trace at `path` (a Perfetto .pb/.pftrace, gzip or not), with the bytes and
+    cycles the annotations `arguments` names carry; the trace's size after decompression may be at most
+    `limit` bytes (--max-memory)."""
     from concurrent.futures.process import BrokenProcessPool
 
     wanted = default_workers() if workers is None else max(1, workers)
     try:
-        return _read(path, wanted, progress, limit)
+        return _read(path, arguments, wanted, progress, limit)
     except (BrokenProcessPool, PermissionError, BlockingIOError):
         if wanted == 1:
             raise
-        return _read(path, 1, progress, limit)  # no processes here (a sandbox, a killed worker): this one
+        return _read(path, arguments, 1, progress, limit)  # no processes here (a sandbox, a killed worker): this one
 
 
-def _read(path: Path, workers: int, progress: Callable[[str], None] | None, limit: int) -> ReadResult:
-    resolver = Resolver()
+def _read(path: Path, arguments: Arguments, workers: int, progress: Callable[[str], None] | None,
+          limit: int) -> ReadResult:
+    resolver = Resolver(arguments)
     if is_gzip(path):
         gunzip = _Gunzip(path, limit)
         ranges = _Ranges(path, workers, PARALLEL_MIN_BYTES, resolver, progress, limit)
@@ -241,6 +246,7 @@ def _range_bytes(size: int, workers: int) -> int:
 def _split(path: Path, buf: mmap.mmap | bytes, ranges: _Ranges) -> FramingProblem | None:
     """A mapped file's ranges of whole packets (the walk reads only the framing), decoded and resolved."""
     release = _releaser(buf) if isinstance(buf, mmap.mmap) else None
+    arguments = ranges.resolver.arguments
     splitter = Splitter(buf)
     pooled = ranges.start_pool == 0
     try:
@@ -248,24 +254,25 @@ def _split(path: Path, buf: mmap.mmap | bytes, ranges: _Ranges) -> FramingProble
             if pooled:
                 if release is not None:
                     release(start, end)
-                ranges.add(_extract_file, (str(path), start, end, ranges.budget(end)), end)
+                ranges.add(_extract_file, (str(path), start, end, ranges.budget(end), arguments), end)
             else:
-                ranges.add(extract, (buf, start, end, release, CHUNK_BYTES, ranges.budget(end)), end)
+                ranges.add(extract, (buf, arguments, start, end, release, CHUNK_BYTES, ranges.budget(end)), end)
         ranges.drain()
     finally:
         ranges.close()
     return splitter.problem
 
 
-def _extract_bytes(data: bytes, budget: int) -> Records:
+def _extract_bytes(data: bytes, budget: int, arguments: Arguments) -> Records:
     """A worker's task for a stream: one range of whole packets, sent as bytes."""
-    return extract(data, budget=budget)
+    return extract(data, arguments, budget=budget)
 
 
 def _stream(blocks: Iterable[bytes], ranges: _Ranges) -> FramingProblem | None:
     """Inflated blocks gathered into ranges of whole packets (a packet cut by the block's end waits for
     the next one), decoded and resolved in order. Memory: one range plus the largest packet."""
     window = bytearray()
+    arguments = ranges.resolver.arguments
     base = 0  # offset in the trace of window[0]
     problem: FramingProblem | None = None
     try:
@@ -277,7 +284,8 @@ def _stream(blocks: Iterable[bytes], ranges: _Ranges) -> FramingProblem | None:
                     continue
             splitter = Splitter(window)
             for start, end, _ in splitter.chunks(RANGE_BYTES):
-                ranges.add(_extract_bytes, (bytes(window[start:end]), ranges.budget(base + end)), base + end)
+                ranges.add(_extract_bytes, (bytes(window[start:end]), ranges.budget(base + end), arguments),
+                           base + end)
             found = splitter.problem
             if found is not None and not final and len(window) - splitter.position > MAX_PACKET:
                 found = FramingProblem(found.offset, CORRUPT, f"a packet larger than {_size(MAX_PACKET)}")

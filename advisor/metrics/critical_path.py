@@ -1,25 +1,40 @@
-"""A critical path through the device commands (reference M24): the graph is the trace's flows (drawn
-dependencies) plus the order of commands on each track. From the command that ends last, walk back
-to the predecessor that ended latest (the last arrival) until none is left. Each command counts up to
-where the next one on the path starts, and the holes between them are waiting, so the path's
-commands and waits add up to its length. A lower bound: Neural DMA dependencies are not drawn."""
+"""A critical path through a trace's events, for every kind: the graph is the flows (drawn dependencies
+between events, by id) plus the order of events on each track. From the event that ends last, walk
+back to the predecessor that ended latest (the last arrival) until none is left. Each event counts up
+to where the next one on the path starts, and the holes between them are waiting, so the path's events
+and waits add up to its length. A lower bound when some dependencies are not drawn as flows.
+
+The table is any rows sorted by start with a track code per row, ids flows refer to, and their ends
+(`PathTable`: an RBLN slice table is one; a CPU-launch → GPU-kernel trace would be another)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from advisor.kinds.rbln.slices import Slices
+
+class PathTable(Protocol):
+    """What the critical path reads from a table of events."""
+
+    start: Any  # ascending (row order is start order)
+    track: Any  # int codes: events on one track run one after another
+    ident: Any  # int ids flows refer to, one per row; None when the table has none
+
+    def __len__(self) -> int: ...
+
+    def end(self, rows: Any = None) -> Any:
+        """The ends of the rows (indices), or of all rows."""
+        ...
 
 
 @dataclass(frozen=True)
 class CriticalPath:
     rows: Any  # the path's rows, earliest first
-    time: Any  # ns each row counts for
-    wait: float  # ns between path commands
+    time: Any  # each row's share of the path, in the table's time unit
+    wait: float  # time between path events, in the table's unit
 
 
-def _flow_edges(s: Slices, flows: Any) -> tuple[Any, Any]:
+def flow_rows(s: PathTable, flows: Any) -> tuple[Any, Any]:
     """Flow edges as (predecessor row, successor row), for ids both ends of which are rows here."""
     import numpy as np
 
@@ -39,7 +54,7 @@ def _flow_edges(s: Slices, flows: Any) -> tuple[Any, Any]:
     return rows_of(flows[0]), rows_of(flows[1])
 
 
-def critical_path(s: Slices, nodes: Any, flows: Any) -> CriticalPath | None:
+def critical_path(s: PathTable, nodes: Any, flows: Any) -> CriticalPath | None:
     """`nodes`: mask of the rows that may be on the path; `flows`: (from ids, to ids) or None."""
     import numpy as np
 
@@ -50,7 +65,7 @@ def critical_path(s: Slices, nodes: Any, flows: Any) -> CriticalPath | None:
     by_track = rows[np.argsort(s.track[rows], kind="stable")]
     same = s.track[by_track[1:]] == s.track[by_track[:-1]]
     pred, succ = by_track[:-1][same], by_track[1:][same]
-    flow_pred, flow_succ = _flow_edges(s, flows)
+    flow_pred, flow_succ = flow_rows(s, flows)
     pred, succ = np.concatenate([pred, flow_pred]), np.concatenate([succ, flow_succ])
     # a predecessor is an earlier row (start order, then row number): the walk always ends
     ok = (pred >= 0) & (succ >= 0) & (pred < succ)

@@ -1,5 +1,6 @@
 """The packet splitter: exact spans on valid traces, and on any bytes only in-bounds spans or a stop with
-its reason recorded (hypothesis: random bytes, truncations and mutations of a valid trace)."""
+its reason recorded (hypothesis: random bytes, truncations and mutations of a valid trace); a mutated
+trace then reads (through the RBLN kind, the reader's user) or fails with one line."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.core.errors import AdvisorError
-from advisor.kinds.rbln.adapters.packets import CORRUPT, TRUNCATED, Splitter
+from advisor.inputs.perfetto.packets import CORRUPT, TRUNCATED, Splitter
 
 
 def _valid() -> bytes:

@@ -6,7 +6,7 @@ from array import array
 from itertools import accumulate
 from typing import Any
 
-from advisor.kinds.rbln.adapters.packets import FramingProblem
+from advisor.inputs.perfetto.packets import FramingProblem
 
 # row kinds (a STATE row precedes the event row of the same packet)
 STATE, BEGIN, END, INSTANT, COMPLETE = 0, 1, 2, 3, 4
@@ -37,7 +37,7 @@ class Records:
         self.rows = array("Q")
         self.durations = array("q")  # COMPLETE rows, in order: ns
         self.arg_rows = array("Q")
-        self.arg_bytes = array("d")  # NaN where the slice names no transfer
+        self.arg_bytes = array("d")  # NaN where the slice names no bytes
         self.arg_cycles = array("d")
         self.flow_rows = array("Q")
         self.flow_ids = array("Q")

@@ -1,5 +1,5 @@
 """The top-level framing of a Perfetto trace: `Trace { repeated TracePacket packet = 1; }` serialised, so
-a file is a run of `0x0A <varint length> <packet>` fields (reference rbln-profiler.md §4.3).
+a file is a run of `0x0A <varint length> <packet>` fields (Perfetto's trace.proto).
 
 The walk never decodes a packet: it finds where each one starts and ends, so a file of any size is
 split into whole-packet ranges (decoded elsewhere, a range at a time) without reading it into memory.

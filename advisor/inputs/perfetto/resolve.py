@@ -1,8 +1,9 @@
-"""Phase 2 of packets to slices: rows in file order to slices, tracks and flow ids (reference rbln-profiler.md §4.2).
+"""Phase 2 of packets to slices: rows in file order to slices, tracks and flow ids.
 
 Phase 2, `Resolver` (in file order, in one process): each sequence's incremental state (interning,
 defaults, clocks), BEGIN/END pairing on a stack per track, slice ids, and flows. It sees only the
-rows, never a decoded message, so its per-row work is a few dictionary and list operations.
+rows, never a decoded message, so its per-row work is a few dictionary and list operations. Tracks
+come out as the trace described them (`Descriptor`s by key): what a track means is the kind's to say.
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
 
-from advisor.kinds.rbln.adapters.arguments import annotation_sums
-from advisor.kinds.rbln.adapters.rows import (
+from advisor.inputs.perfetto.arguments import Arguments
+from advisor.inputs.perfetto.rows import (
     BEGIN,
     COMPLETE,
     DEFERRED_ARGS,
@@ -38,7 +39,18 @@ from advisor.kinds.rbln.adapters.rows import (
     Records,
     _text,
 )
-from advisor.kinds.rbln.adapters.tracks import Descriptor
+
+
+@dataclass
+class Descriptor:
+    """What the trace said about one track (the last descriptor of a uuid wins)."""
+
+    name: str = ""  # the track's own name (name or static_name)
+    parent: object = None  # parent track key
+    pid: int | None = None  # owning process (process tracks, thread tracks)
+    tid: int | None = None
+    thread_name: str = ""
+    process_name: str = ""  # for a process track
 
 
 class _Clock:
@@ -80,8 +92,8 @@ class Resolved:
     end: array = field(default_factory=lambda: array("q"))  # OPEN when never closed
     track: array = field(default_factory=lambda: array("i"))  # index into track_keys
     name: array = field(default_factory=lambda: array("i"))  # code into names
-    bytes: array = field(default_factory=lambda: array("d"))  # transfer bytes; NaN where the slice names none
-    cycles: array = field(default_factory=lambda: array("d"))  # compute cycles; NaN likewise
+    bytes: array = field(default_factory=lambda: array("d"))  # bytes moved; NaN where the slice names none
+    cycles: array = field(default_factory=lambda: array("d"))  # cycles computed; NaN likewise
     flow_slices: array = field(default_factory=lambda: array("q"))
     flow_ids: array = field(default_factory=lambda: array("Q"))
     flow_ends: array = field(default_factory=lambda: array("B"))
@@ -103,9 +115,11 @@ class Resolved:
 
 
 class Resolver:
-    """Phase 2: feed each range's Records in file order, then `finish()`."""
+    """Phase 2: feed each range's Records in file order, then `finish()`. `arguments`: the annotations
+    that carry a slice's bytes and cycles, for those phase 1 deferred (interned names or strings)."""
 
-    def __init__(self) -> None:
+    def __init__(self, arguments: Arguments) -> None:
+        self.arguments = arguments
         self.out = Resolved()
         self.sequences: dict[int, _Sequence] = {}
         self.stacks: dict[object, list[int]] = {}
@@ -302,7 +316,7 @@ class Resolver:
 
                 names_of, strings_of = st.annotation_names, st.strings
                 try:
-                    nbytes, cycles = annotation_sums(
+                    nbytes, cycles = self.arguments.annotation_sums(
                         (DebugAnnotation.FromString(b) for b in deferred[row]),
                         lambda iid, d=names_of: d.get(iid, ""), lambda iid, d=strings_of: d.get(iid, ""))
                 except Exception:  # an undecodable annotation: a slice without arguments

@@ -1,4 +1,5 @@
-"""Flow edges between slices, from the flow ids phase 2 collected in `Resolved` (reference rbln-profiler.md §4.2)."""
+"""Flow edges between slices, from the flow ids phase 2 collected in `Resolved` (TrackEvent flow_ids and
+terminating_flow_ids, and legacy bind ids)."""
 
 from __future__ import annotations
 

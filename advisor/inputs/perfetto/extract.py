@@ -1,14 +1,14 @@
-"""Phase 1 of packets to slices: the packets of a byte range to compact rows (reference rbln-profiler.md §4.2).
+"""Phase 1 of packets to slices: the packets of a byte range to compact rows (Perfetto's TrackEvent:
+BEGIN, END, COMPLETE and INSTANT events, legacy JSON-style phases included).
 
 Packets to slices go in two phases. Phase 1, `extract` (stateless, so byte ranges of one file run in parallel
 processes): every packet of a range is decoded with Perfetto's generated `TracePacket` and reduced to one
 compact row — the event's type, sequence, raw timestamp and clock, track uuid, name (inline text or interned id) — plus
-sparse side columns (transfer bytes and cycles parsed from `Slice Arguments`, flow ids, durations
-of complete events) and a small tuple for each packet that changes state (interned data, defaults,
-track and thread descriptors, clock snapshots, incremental-state clears).
+sparse side columns (bytes and cycles parsed from the annotations the kind's `Arguments` name, flow ids,
+durations of complete events) and a small tuple for each packet that changes state (interned data,
+defaults, track and thread descriptors, clock snapshots, incremental-state clears).
 
-Phase 2, `Resolver`, is in `resolve` and `flow_edges` in `flows`; their names are re-exported here for the
-modules that import them from here.
+Phase 2, `Resolver`, is in `resolve` and `flow_edges` in `flows`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,9 @@ from collections.abc import Callable, Sequence
 from itertools import repeat
 from typing import Any
 
-from advisor.kinds.rbln.adapters.arguments import Defer, _defer, _json_sums, annotation_sums
-from advisor.kinds.rbln.adapters.flows import flow_edges as flow_edges
-from advisor.kinds.rbln.adapters.packets import Splitter
-from advisor.kinds.rbln.adapters.resolve import Resolved as Resolved
-from advisor.kinds.rbln.adapters.resolve import Resolver as Resolver
-from advisor.kinds.rbln.adapters.rows import (
+from advisor.inputs.perfetto.arguments import Arguments, Defer, defer
+from advisor.inputs.perfetto.packets import Splitter
+from advisor.inputs.perfetto.rows import (
     BEGIN,
     CHUNK_BYTES,
     COMPLETE,
@@ -47,7 +44,6 @@ from advisor.kinds.rbln.adapters.rows import (
     Records,
     _text,
 )
-from advisor.kinds.rbln.adapters.rows import OPEN as OPEN
 
 _LEGACY_PHASES = {66: BEGIN, 69: END, 88: COMPLETE, 73: INSTANT, 105: INSTANT, 82: INSTANT}  # B E X I i R
 
@@ -98,10 +94,10 @@ def _state(p: Any, which: str | None, cleared: int, interned_data: bool, default
 _STATE_KINDS = frozenset({"track_descriptor", "process_descriptor", "thread_descriptor", "clock_snapshot"})
 
 
-def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int = 0) -> None:
+def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, arguments: Arguments, depth: int = 0) -> None:
     """Rows for decoded packets, in order. The hot loop (a few µs a packet, nearly all of it upb field
     access): names bound locally, and every field read before anything is appended, so a packet that
-    will not read is skipped whole."""
+    will not read is skipped whole. `arguments`: which annotations carry a slice's bytes and cycles."""
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TracePacket
 
     which_of = TracePacket.WhichOneof
@@ -111,7 +107,9 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
     arg_rows, arg_bytes, arg_cycles = rec.arg_rows.append, rec.arg_bytes.append, rec.arg_cycles.append
     local = rec.local
     state_kinds = _STATE_KINDS
-    json_sums = _json_sums
+    json_sums = arguments.json_sums
+    annotation_sums = arguments.annotation_sums
+    container = arguments.container
     nan = math.nan
     rec.packets += len(packets)
     for p in packets:
@@ -129,7 +127,7 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
                     rec.states.append(_state(p, which, cleared, interned, defaults, rec))
                     rows_extend((STATE, seq, needs, 0, 0, 0, 0))
                 elif which == "compressed_packets" and depth == 0:
-                    _inflate(p.compressed_packets, rec, seq)
+                    _inflate(p.compressed_packets, rec, seq, arguments)
                     if rec.over:
                         return
                 continue
@@ -182,11 +180,11 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
             if annotations:
                 try:
                     first = annotations[0]
-                    if (len(annotations) == 1 and first.name == "Slice Arguments"
+                    if (len(annotations) == 1 and first.name == container
                             and first.WhichOneof("value") == "string_value"):
                         sums = json_sums(first.string_value)
                     else:
-                        sums = annotation_sums(annotations, _defer, _defer)
+                        sums = annotation_sums(annotations, defer, defer)
                 except Defer:
                     flags |= DEFERRED_ARGS
                     deferred = tuple(a.SerializeToString() for a in annotations)
@@ -231,7 +229,7 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, depth: int 
             rec.skipped += 1
 
 
-def _inflate(data: bytes, rec: Records, sequence: int) -> None:
+def _inflate(data: bytes, rec: Records, sequence: int, arguments: Arguments) -> None:
     """A compressed_packets container: a deflated serialized Trace, split and fed like the file. What it
     inflates to counts against the range's budget (--max-memory): past it, the range stops (`rec.over`)."""
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
@@ -255,7 +253,7 @@ def _inflate(data: bytes, rec: Records, sequence: int) -> None:
         return
     splitter = Splitter(inflated)
     for start, end, _ in splitter.chunks(CHUNK_BYTES):
-        _feed(_decode(Trace, inflated, start, end, rec), rec, sequence, depth=1)
+        _feed(_decode(Trace, inflated, start, end, rec), rec, sequence, arguments, depth=1)
     if splitter.problem is not None:
         rec.skipped += 1
 
@@ -280,18 +278,20 @@ def _decode(trace_type: Any, buf: Any, start: int, end: int, rec: Records) -> Se
     return packets
 
 
-def extract(buf: Any, start: int = 0, end: int | None = None, release: Callable[[int, int], None] | None = None,
-            chunk_bytes: int = CHUNK_BYTES, budget: int = MAX_INFLATED) -> Records:
+def extract(buf: Any, arguments: Arguments, start: int = 0, end: int | None = None,
+            release: Callable[[int, int], None] | None = None, chunk_bytes: int = CHUNK_BYTES,
+            budget: int = MAX_INFLATED) -> Records:
     """Phase 1 over buf[start:end] (whole fields; the walk stops early at a framing problem).
-    `release(start, end)` is told when a span is done with (to drop mapped pages); `budget` bounds what
-    compressed_packets containers may inflate to (past it the range stops with `over` set)."""
+    `arguments` names the annotations that carry a slice's bytes and cycles; `release(start, end)` is
+    told when a span is done with (to drop mapped pages); `budget` bounds what compressed_packets
+    containers may inflate to (past it the range stops with `over` set)."""
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
 
     rec = Records()
     rec.budget = budget
     splitter = Splitter(buf, start, end)
     for first, last, _ in splitter.chunks(chunk_bytes):
-        _feed(_decode(Trace, buf, first, last, rec), rec, 0)
+        _feed(_decode(Trace, buf, first, last, rec), rec, 0, arguments)
         if release is not None:
             release(first, last)
         if rec.over:
