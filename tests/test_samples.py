@@ -106,7 +106,7 @@ def test_legacy_trace_sections_and_findings(tmp_path):
     from advisor.report.render import render
 
     a = analyze(SAMPLES / "legacy_trace" / "profile.json")
-    assert a.trace is not None and a.trace.instructions == 1270
+    assert a.trace is not None and a.trace.events["instruction"] == 1270
     assert "small-dma-payloads" in fired(a)
     text = render(a, "md", tmp_path / "r.md").main.decode()
     for heading in ("## Event trace", "## Hotspots", "## DMA transfer sizes", "## Idle gaps", "## Profiler warnings"):

@@ -4,7 +4,7 @@ and its size and count limits. core/schema_errors.py says msgspec's validation e
 from __future__ import annotations
 
 from sys import float_info
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
@@ -25,12 +25,14 @@ DEFAULT_MAX_MEMORY = 2 << 30  # --max-memory's default (kinds.base's; core may n
 ANALYSIS_MEMORY_SHARE = 16  # a saved analysis may be at most this fraction of --max-memory (2GiB: 128 MiB)
 
 
-def _list(item: Any, limit: int = MAX_ITEMS) -> Any:
-    return Annotated[list[item], msgspec.Meta(max_length=limit)]
-
-
-def _map(value: Any, limit: int = MAX_ITEMS) -> Any:
-    return Annotated[dict[str, value], msgspec.Meta(max_length=limit)]
+T = TypeVar("T")
+# Capped lists and maps (generic aliases, so a type checker reads them as list[T] and dict[str, T]).
+Items = Annotated[list[T], msgspec.Meta(max_length=MAX_ITEMS)]
+Rows = Annotated[list[T], msgspec.Meta(max_length=MAX_ROWS)]
+FindingList = Annotated[list[T], msgspec.Meta(max_length=MAX_FINDINGS)]
+ItemMap = Annotated[dict[str, T], msgspec.Meta(max_length=MAX_ITEMS)]
+RowMap = Annotated[dict[str, T], msgspec.Meta(max_length=MAX_ROWS)]
+MetricMap = Annotated[dict[str, T], msgspec.Meta(max_length=MAX_METRICS)]
 
 
 class _Doc(msgspec.Struct, omit_defaults=True):  # omitted defaults: `from_dict` fills them as it always has
@@ -49,11 +51,11 @@ class _HardwareValue(_Doc):
 
 class _Hardware(_Doc):
     name: str
-    values: _map(_HardwareValue)
+    values: ItemMap[_HardwareValue]
     description: str = ""
     chosen_by: str = ""
-    references: _list(str) | None = None
-    notes: _list(str) | None = None
+    references: Items[str] | None = None
+    notes: Items[str] | None = None
 
 
 class _Source(_Doc):
@@ -61,9 +63,9 @@ class _Source(_Doc):
     format: str
     shape: str = ""
     entry: str | None = None
-    entries: _list(str, MAX_ROWS) | None = None
+    entries: Rows[str] | None = None
     converted_with: str | None = None
-    info: _map(str) = {}
+    info: ItemMap[str] = {}
 
 
 class _Check(_Doc):
@@ -79,8 +81,8 @@ class _Metric(_Doc):
     source: Literal["reported", "derived"] = "reported"
     description: str = ""
     formula: str | None = None
-    inputs: _list(str) | None = None
-    missing: _list(str) | None = None
+    inputs: Items[str] | None = None
+    missing: Items[str] | None = None
     check: _Check | None = None
     note: str | None = None
     better: Literal["higher", "lower"] | None = None
@@ -96,17 +98,17 @@ class _Finding(_Doc):
     title: str
     message: str
     root_cause: bool
-    because: _list(str)
-    evidence: _map(_Value)
-    params: _map(_Value) = {}
+    because: Items[str]
+    evidence: ItemMap[_Value]
+    params: ItemMap[_Value] = {}
     estimated_speedup: Fraction | None = None
     speedup_scope: Literal["global", "local"] = "global"
     recommendation: str = ""
     root_cause_text: str = ""
     condition: str = ""
-    references: _list(str) | None = None
-    explains: _list(str) | None = None
-    capped_by: _list(str) = []
+    references: Items[str] | None = None
+    explains: Items[str] | None = None
+    capped_by: Items[str] = []
     bound: str = ""
     claims: str = ""
     catch_all: bool = False
@@ -118,14 +120,14 @@ class _Bound(_Doc):
     value: Fraction | None = None
     unit: Literal["fraction"] = "fraction"
     formula: str = ""
-    inputs: _map(_Value) = {}
+    inputs: ItemMap[_Value] = {}
     description: str = ""
     pack: str = ""
 
 
 class _NotApplicable(_Doc):
     name: str
-    missing: _list(str)
+    missing: Items[str]
     title: str = ""
 
 
@@ -136,9 +138,9 @@ class _Outcome(_Doc):
 
 
 class _Amdahl(_Doc):
-    baseline: _map(Num)
-    optimized: _map(Num)
-    changed: _list(str)
+    baseline: ItemMap[Num]
+    optimized: ItemMap[Num]
+    changed: Items[str]
     fraction: Num | None
     step_speedup: Num | None
     predicted: Num | None
@@ -166,7 +168,7 @@ class _Hypothesis(_Doc):
     name: str
     expect: str
     verdict: Literal["supported", "falsified", "undecided"]
-    evidence: _map(_Value)
+    evidence: ItemMap[_Value]
     note: str = ""
 
 
@@ -176,8 +178,8 @@ class _Investigation(_Doc):
     date: str | None = None
     context: str | None = None
     amdahl: _Amdahl | None = None
-    expectations: _list(_Expectation) = []
-    hypotheses: _list(_Hypothesis) = []
+    expectations: Items[_Expectation] = []
+    hypotheses: Items[_Hypothesis] = []
 
 
 class _Column(_Doc):
@@ -190,10 +192,10 @@ class _Entry(_Doc):
     name: str
     total_time: Num | None = None
     where: str | None = None
-    columns: _list(_Column) | None = None  # absent: schema 1's fixed Neuron columns below
+    columns: Items[_Column] | None = None  # absent: schema 1's fixed Neuron columns below
     analysed: bool = False
-    findings: _list(str) = []
-    root_causes: _list(str) = []
+    findings: Items[str] = []
+    root_causes: Items[str] = []
     gain: Num | None = None
     gain_finding: str = ""
     core: str | None = None  # schema 1
@@ -212,7 +214,7 @@ class _VendorFinding(_Doc):
     speedup_scope: str = ""
 
 
-class _Hotspot(_Doc):
+class _Hotspot(_Doc):  # schema 2
     name: str
     time: Num
     share: Num
@@ -227,12 +229,12 @@ class _Gap(_Doc):
 class _Engine(_Doc):
     engine: str
     title: str
-    rows: _list(str)
+    rows: Items[str]
     busy: Num
     compute: bool
 
 
-class _TensorLoad(_Doc):
+class _TensorLoad(_Doc):  # schema 2
     name: str
     kind: str
     size: Num
@@ -248,42 +250,55 @@ class _BreakdownColumn(_Doc):
     unit: str
 
 
+class _BreakdownFigure(_Doc):
+    name: str
+    title: str
+    unit: str
+    value: Num | None
+
+
 class _Breakdown(_Doc):
     name: str
     title: str
     key_title: str
-    columns: _list(_BreakdownColumn)
-    rows: _list(tuple[str, _list(Num | None)], MAX_ROWS)
+    columns: Items[_BreakdownColumn]
+    rows: Rows[tuple[str, Items[Num | None]]]
     note: str = ""
     total_rows: Count | None = None
+    text_columns: Items[_BreakdownColumn] = []
+    texts: RowMap[Items[str]] = {}
+    figures: Items[_BreakdownFigure] = []
 
 
 class _Trace(_Doc):
-    instructions: Count
-    dma_transfers: Count
     span: Num
     busy_union: Num | None
-    hotspots_hlo: _list(_Hotspot)
-    hotspots_nki: _list(_Hotspot)
-    dma_size_edges: _list(Num | None)
-    dma_size_counts: _list(Count)
-    timeline_edges: _list(Num, MAX_ROWS)
-    timeline: _map(_list(Num, MAX_ROWS))
-    gaps: _list(_Gap)
-    warnings: _list(str)
-    engines: _list(_Engine) | None = None  # absent: written before rows were grouped into engines
-    engine_busy: _map(Num) | None = None
+    dma_size_edges: Items[Num | None]
+    dma_size_counts: Items[Count]
+    timeline_edges: Rows[Num]
+    timeline: ItemMap[Rows[Num]]
+    gaps: Items[_Gap]
+    warnings: Items[str]
+    engines: Items[_Engine] | None = None  # absent: written before rows were grouped into engines
+    engine_busy: ItemMap[Num] | None = None
     dma_busy: Num | None = None
     compute_busy: Num | None = None
     dma_exposed: Num | None = None
-    tensor_loads: _list(_TensorLoad) = []
-    tensors_declared: Count = 0
+    events: ItemMap[Count] = {}
+    skipped: ItemMap[Count] = {}
+    last_event_end: Num | None = None
+    breakdowns: Items[_Breakdown] = []
+    # schema 2, read into the above (core/trace_json.py)
+    instructions: Count | None = None
+    dma_transfers: Count | None = None
+    hotspots_hlo: Items[_Hotspot] | None = None
+    hotspots_nki: Items[_Hotspot] | None = None
+    tensor_loads: Items[_TensorLoad] | None = None
+    tensors_declared: Count | None = None
     dma_unnamed_fraction: Num | None = None
     tensor_note: str | None = None
-    skipped_instructions: Count = 0
-    skipped_dma: Count = 0
-    last_event_end: Num | None = None
-    breakdowns: _list(_Breakdown) = []
+    skipped_instructions: Count | None = None
+    skipped_dma: Count | None = None
 
 
 class _Hidden(_Doc):
@@ -293,32 +308,32 @@ class _Hidden(_Doc):
 
 
 class _Settings(_Doc):
-    select: _list(str) = []
-    ignore: _list(str) = []
-    set: _map(Num) = {}
+    select: Items[str] = []
+    ignore: Items[str] = []
+    set: ItemMap[Num] = {}
     hardware: str | None = None
     config: str | None = None
-    hidden: _list(_Hidden, MAX_FINDINGS) = []
+    hidden: FindingList[_Hidden] = []
 
 
 class AnalysisDoc(_Doc):
     schema_version: Literal[READ_SCHEMA_VERSIONS]  # type: ignore[valid-type]
     source: _Source
-    metrics: _map(_Metric, MAX_METRICS)
+    metrics: MetricMap[_Metric]
     advisor_version: str = ""
     kind: str | None = None
     hardware: _Hardware | None = None
-    packs: _map(str) = {}
-    findings: _list(_Finding, MAX_FINDINGS) = []
-    not_applicable: _list(_NotApplicable) = []
-    outcomes: _list(_Outcome) = []
-    notes: _list(str) = []
+    packs: ItemMap[str] = {}
+    findings: FindingList[_Finding] = []
+    not_applicable: Items[_NotApplicable] = []
+    outcomes: Items[_Outcome] = []
+    notes: Items[str] = []
     investigation: _Investigation | None = None
-    entries: _list(_Entry, MAX_ROWS) = []
+    entries: Rows[_Entry] = []
     trace: _Trace | None = None
-    vendor_findings: _list(_VendorFinding) = []
+    vendor_findings: Items[_VendorFinding] = []
     settings: _Settings | None = None
-    bounds: _list(_Bound) = []
+    bounds: Items[_Bound] = []
 
 
 class Header(msgspec.Struct):

@@ -7,8 +7,9 @@ from dataclasses import asdict
 from typing import Any
 
 from advisor.core.comparison import Comparison, Series, Side
-from advisor.core.model import SCHEMA_VERSION
 from advisor.core.serialize import SOURCE_FIELDS
+
+VERSION = 2  # the comparison JSON's own schema version (it did not change with the analysis JSON's 3)
 
 
 def _comparison(c: Comparison) -> dict[str, Any]:
@@ -19,7 +20,7 @@ def _comparison(c: Comparison) -> dict[str, Any]:
 
     by_status = {s: [f.name for f in c.findings if f.status == s] for s in ("fixed", "new", "persisting")}
     return {
-        "schema_version": SCHEMA_VERSION, "before": side(c.before), "after": side(c.after), "speedup": c.speedup,
+        "schema_version": VERSION, "before": side(c.before), "after": side(c.after), "speedup": c.speedup,
         "noise": c.noise,
         "metrics": {n: {"before": m.before, "after": m.after, "change": m.change, "verdict": m.verdict,
                         "unit": m.unit, "group": m.group, "better": m.better} for n, m in c.metrics.items()},
@@ -34,7 +35,7 @@ def _comparison(c: Comparison) -> dict[str, Any]:
 def comparison_json(result: Comparison | Series) -> str:
     if isinstance(result, Series):
         data: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": VERSION,
             "attempts": [{"label": s.label, "source": s.source.path, "total_time": t}
                          for s, t in zip(result.sides, result.total_times, strict=True)],
             "steps": [_comparison(c) for c in result.steps], "overall": _comparison(result.overall),

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from advisor.core.events import EventTrace
     from advisor.core.trace import TraceSummary
 
-SCHEMA_VERSION = 2  # 2: the profile kind, overview rows with columns (1 still reads, as a Neuron analysis)
-READ_SCHEMA_VERSIONS = (1, 2)
+# 2: the profile kind, overview rows with columns (1 still reads, as a Neuron analysis); 3: the trace in one
+# vocabulary for every kind (event counts per category, the Neuron tables as breakdowns; core/trace_json.py)
+SCHEMA_VERSION = 3
+READ_SCHEMA_VERSIONS = (1, 2, 3)
 SEVERITIES = ("info", "low", "medium", "high", "critical")  # in increasing order
 HARDWARE_PREFIX = "hw_"  # packs and contexts read a hardware figure `x` as `hw_x`
 
@@ -53,7 +56,7 @@ class Profile:
     values: Mapping[str, float | None]  # numeric fields; None = reported as unavailable
     info: Mapping[str, str]  # text fields: versions, instance type, ...
     notes: tuple[str, ...] = ()  # what the adapter had to interpret (sentinels, NaN, odd ranges)
-    trace: Any = None  # the event trace (core.events.EventTrace), when the input has one
+    trace: EventTrace | None = None  # the event trace, when the input has one
     units: Mapping[str, str] = field(default_factory=dict)  # machine unit of each value, by the kind's conventions
     raw_names: Mapping[str, str] = field(default_factory=dict)  # canonical name -> the vendor's, where they differ
     vendor_findings: tuple[VendorFinding, ...] = ()  # the profiler's own rule results, as read

@@ -22,6 +22,7 @@ from advisor.core.analysis_schema import (
 from advisor.core.errors import AdvisorError
 from advisor.core.model import (
     READ_SCHEMA_VERSIONS,
+    SCHEMA_VERSION,
     Amdahl,
     Analysis,
     AnalysisSettings,
@@ -44,7 +45,7 @@ from advisor.core.model import (
 )
 from advisor.core.regular import open_regular, require_regular_file
 from advisor.core.schema_errors import field_problem
-from advisor.core.trace import Breakdown, BreakdownColumn, EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
+from advisor.core.trace_json import trace_from_dict, trace_to_dict
 
 SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
 LEGACY_KIND = "neuron"  # the only kind there was before analyses named theirs
@@ -65,7 +66,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
             "references": list(hw.references), "notes": list(hw.notes),
         }
     return {
-        "schema_version": analysis.schema_version,
+        "schema_version": SCHEMA_VERSION,  # a saved analysis read back is written in today's schema
         "advisor_version": analysis.advisor_version,
         "kind": analysis.kind,
         "source": source,
@@ -79,7 +80,7 @@ def to_dict(analysis: Analysis) -> dict[str, Any]:
         "notes": list(analysis.notes),
         "investigation": _investigation(analysis.investigation),
         "entries": [asdict(e) for e in analysis.entries],
-        "trace": _trace(analysis.trace),
+        "trace": trace_to_dict(analysis.trace),
         "vendor_findings": [asdict(v) for v in analysis.vendor_findings],
         "settings": _settings(analysis.settings),
         "bounds": [_bound(b) for b in analysis.bounds],
@@ -113,38 +114,6 @@ def _settings_from(data: dict[str, Any] | None) -> AnalysisSettings | None:
                             params=dict(data.get("set", {})), hardware=data.get("hardware"),
                             config=data.get("config"),
                             hidden=tuple(HiddenFinding(**h) for h in data.get("hidden", ())))
-
-
-def _trace(trace: TraceSummary | None) -> dict[str, Any] | None:
-    if trace is None:
-        return None
-    out = asdict(trace)
-    out["dma_size_edges"] = [e if e != float("inf") else None for e in trace.dma_size_edges]  # JSON has no inf
-    return out
-
-
-def _trace_from(data: dict[str, Any] | None) -> TraceSummary | None:
-    if not data:
-        return None
-    if "engines" not in data:  # written before rows were grouped into engines: each row stands alone
-        data = {**{k: v for k, v in data.items() if k != "engine_busy"}, "engines": [
-            {"engine": "", "title": row, "rows": [row], "busy": busy, "compute": False}
-            for row, busy in data.get("engine_busy", {}).items()]}
-    return TraceSummary(**{
-        **data, "engines": tuple(EngineBusy(**{**e, "rows": tuple(e["rows"])}) for e in data["engines"]),
-        "hotspots_hlo": tuple(Hotspot(**h) for h in data["hotspots_hlo"]),
-        "hotspots_nki": tuple(Hotspot(**h) for h in data["hotspots_nki"]),
-        "dma_size_edges": tuple(float("inf") if e is None else e for e in data["dma_size_edges"]),
-        "dma_size_counts": tuple(data["dma_size_counts"]), "timeline_edges": tuple(data["timeline_edges"]),
-        "timeline": {k: tuple(v) for k, v in data["timeline"].items()},
-        "gaps": tuple(Gap(**g) for g in data["gaps"]), "warnings": tuple(data["warnings"]),
-        "tensor_loads": tuple(TensorLoad(**t) for t in data.get("tensor_loads", ())),
-        "breakdowns": tuple(_breakdown_from(b) for b in data.get("breakdowns", ()))})
-
-
-def _breakdown_from(data: dict[str, Any]) -> Breakdown:
-    return Breakdown(**{**data, "columns": tuple(BreakdownColumn(**c) for c in data["columns"]),
-                        "rows": tuple((key, tuple(values)) for key, values in data["rows"])})
 
 
 def _investigation(inv: Investigation | None) -> dict[str, Any] | None:
@@ -229,6 +198,7 @@ def from_dict(data: dict[str, Any], where: str) -> Analysis:
 def _build(data: dict[str, Any], where: str) -> Analysis:
     """The analysis from its checked JSON object (every type already as the schema says)."""
     try:
+        kind = str(data.get("kind") or LEGACY_KIND)
         src = data["source"]
         source = SourceInfo(path=src["path"], format=src["format"], shape=src.get("shape", ""),
                             entry=src.get("entry"), entries=tuple(src.get("entries") or ()),
@@ -269,11 +239,11 @@ def _build(data: dict[str, Any], where: str) -> Analysis:
             packs=data.get("packs", {}), notes=tuple(data.get("notes", [])),
             investigation=_investigation_from(data.get("investigation")),
             entries=tuple(_overview_from(e) for e in data.get("entries", [])),
-            trace=_trace_from(data.get("trace")),
+            trace=trace_from_dict(data.get("trace"), data["schema_version"], kind),
             vendor_findings=tuple(VendorFinding(**v) for v in data.get("vendor_findings", [])),
             settings=_settings_from(data.get("settings")),
             bounds=tuple(_bound_from(b) for b in data.get("bounds", [])),
-            kind=str(data.get("kind") or LEGACY_KIND),
+            kind=kind,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # the schema should have said: a bug
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None
@@ -297,16 +267,28 @@ def _overview_from(data: dict[str, Any]) -> ProfileOverview:
 
 
 def with_current_rule_names(analysis: Analysis, canonical: Callable[[str], str | None]) -> Analysis:
-    """A saved analysis with its findings under today's rule names (a renamed rule keeps its old name
-    as an alias), so a baseline saved before a rename still matches in compare."""
+    """A saved analysis with every rule it names under today's names (a renamed rule keeps its old name
+    as an alias), so a baseline saved before a rename still matches in compare and re-renders with the
+    same verdicts. `canonical` resolves names of the analysis's own kind: saved findings hold bare names,
+    and the analysis's `kind` says whose they are (`ncu/memory-bound`)."""
     def current(name: str) -> str:
         return canonical(name) or name
 
+    def bound(text: str) -> str:  # a bound's name, or the causes that capped a symptom, comma-joined
+        return ",".join(map(current, text.split(","))) if text else text
+
     findings = tuple(replace(f, name=current(f.name), because=tuple(map(current, f.because)),
-                             explains=tuple(map(current, f.explains))) for f in analysis.findings)
+                             explains=tuple(map(current, f.explains)), bound=bound(f.bound))
+                     for f in analysis.findings)
     entries = tuple(replace(e, findings=tuple(map(current, e.findings)),
                             root_causes=tuple(map(current, e.root_causes))) for e in analysis.entries)
-    return replace(analysis, findings=findings, entries=entries)
+    outcomes = tuple(replace(o, name=current(o.name)) for o in analysis.outcomes)
+    not_applicable = tuple(replace(n, name=current(n.name)) for n in analysis.not_applicable)
+    settings = analysis.settings
+    if settings is not None:
+        settings = replace(settings, hidden=tuple(replace(h, name=current(h.name)) for h in settings.hidden))
+    return replace(analysis, findings=findings, entries=entries, outcomes=outcomes, not_applicable=not_applicable,
+                   settings=settings)
 
 
 def is_analysis(data: Any) -> bool:

@@ -106,7 +106,7 @@ def test_report_json_is_the_analysis_contract(tmp_path, cli):
     out = tmp_path / "analysis.json"
     assert cli("report", MP2, "-o", out).returncode == 0
     data = json.loads(out.read_text())
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     assert data["source"]["format"] == "summary-json"
     assert data["source"]["instance_type"] == "trn1.2xlarge"
     assert data["source"]["profiler_version"].startswith("2.29.18.0")

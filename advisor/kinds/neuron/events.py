@@ -1,6 +1,7 @@
 """Event-derived analysis of a full trace: interval unions per engine, hotspots, the DMA size
 histogram, utilisation over time, idle gaps, time in which only DMA runs, tensors loaded more than
-once, and the metrics rules read from them. numpy throughout: a trace has millions of events."""
+once, and the metrics rules read from them. Hotspots and tensor loads are breakdowns, titled by
+data/report.yaml. numpy throughout: a trace has millions of events."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from advisor.core.events import Codes, EventTable, EventTrace
-from advisor.core.trace import DMA_SIZE_EDGES, EngineBusy, Gap, Hotspot, TensorLoad, TraceSummary
+from advisor.core.trace import DMA_SIZE_EDGES, Breakdown, BreakdownLayout, EngineBusy, Gap, TraceSummary, kind_breakdown
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
 from advisor.metrics.intervals import concat, gaps, timeline, union, usable
@@ -18,6 +19,11 @@ NS = 1e-9
 TOP = 10
 TIMELINE_BINS = 60
 UNNAMED = {"", "unknown"}  # DMA `variable` values that name no tensor (dynamic DMA without DGE notifications)
+# The breakdowns this module fills: name -> (columns, text columns, figures), in the order of their values
+HOTSPOT_COLUMNS = (("time", "share", "count"), (), ())
+BREAKDOWNS = {"hotspots_hlo": HOTSPOT_COLUMNS, "hotspots_nki": HOTSPOT_COLUMNS,
+              "tensor_loads": (("size", "loaded_bytes", "loads", "repeat"), ("kind", "source"),
+                               ("declared", "unnamed_fraction"))}
 
 
 @dataclass(frozen=True)
@@ -52,7 +58,14 @@ def trace_rules() -> TraceRules:
                       float(data["reload_warning_repeat"]), (float(small), float(ideal)))
 
 
-def _hotspots(codes: Codes, duration, keep) -> tuple[Hotspot, ...]:
+@cache
+def layout(name: str) -> BreakdownLayout:
+    """Breakdown `name` as data/report.yaml titles it (a missing or misspelt column is an error)."""
+    return kind_breakdown(KIND, name, *BREAKDOWNS[name])
+
+
+def _hotspots(name: str, codes: Codes, duration, keep) -> Breakdown | None:
+    """The names (HLO ops, NKI source lines) with the most instruction time, None when no event names one."""
     import numpy as np
 
     c = codes.codes[keep]
@@ -60,8 +73,11 @@ def _hotspots(codes: Codes, duration, keep) -> tuple[Hotspot, ...]:
     counts = np.bincount(c, minlength=len(codes.names))
     grand = float(totals.sum()) or 1.0
     order = np.argsort(-totals, kind="stable")
-    return tuple(Hotspot(codes.names[i], float(totals[i]) * NS, float(totals[i]) / grand, int(counts[i]))
-                 for i in order[:TOP + 1] if codes.names[i] and totals[i] > 0)[:TOP]
+    named = [i for i in order if codes.names[i] and totals[i] > 0]
+    if not named:
+        return None
+    return layout(name).make([(codes.names[i], (float(totals[i]) * NS, float(totals[i]) / grand, float(counts[i])))
+                              for i in named[:TOP]], total_rows=len(named))
 
 
 def _engines(instructions: EventTable, start, duration, keep, rules: TraceRules) -> list[tuple[EngineBusy, tuple]]:
@@ -91,12 +107,31 @@ def _engines(instructions: EventTable, start, duration, keep, rules: TraceRules)
 
 
 @dataclass(frozen=True)
+class _Load:
+    """How often an input or weight tensor was loaded: bytes DMA moved for it over its size."""
+
+    name: str
+    kind: str  # IN, WEIGHT, … as the NEFF declares it
+    size: float  # bytes
+    loaded_bytes: float
+    loads: int | None  # DMA transfers that carried it
+    repeat: float  # loaded_bytes / size; the number of full copies loaded
+    source: str  # measured (from DMA events) | reported (Explorer's load_to_sbuf_repeat_factor)
+
+
+@dataclass(frozen=True)
 class _TensorResult:
-    loads: tuple[TensorLoad, ...]
-    declared: int
-    unnamed_fraction: float | None
-    note: str | None
+    breakdown: Breakdown
     metrics: dict[str, float | None]
+
+
+def _tensor_table(loads: list[_Load], declared: int, unnamed_fraction: float | None, note: str = "") -> Breakdown:
+    """The most-reloaded tensors (none, with `note` saying why, when unavailable)."""
+    return layout("tensor_loads").make(
+        [(t.name, (t.size, t.loaded_bytes, None if t.loads is None else float(t.loads), t.repeat))
+         for t in loads[:TOP]], note, len(loads) if loads else None,
+        texts={t.name: (t.kind, t.source) for t in loads[:TOP]},
+        figures={"declared": float(declared), "unnamed_fraction": unnamed_fraction})
 
 
 def _merged_decls(tensors: tuple[TensorDecl, ...]) -> list[TensorDecl]:
@@ -142,28 +177,29 @@ def _tensor_loads(tensors: tuple[TensorDecl, ...], variables: Codes, sizes, keep
     if not loadable:
         note = ("the file declares no tensor sizes (legacy `neff_node`, Explorer `TensorInfo`)" if not declared
                 else "the file declares no input or weight tensors")
-        return _TensorResult((), len(declared), unnamed_fraction, note, none)
+        return _TensorResult(_tensor_table([], len(declared), unnamed_fraction, note), none)
     loads = []
     for t in loadable:
         assert t.size is not None
         if t.reported_repeat is not None:
             loaded = t.reported_loaded_bytes if t.reported_loaded_bytes is not None else t.reported_repeat * t.size
             count = None if t.reported_loads is None else int(t.reported_loads)
-            loads.append(TensorLoad(t.name, t.kind, t.size, loaded, count, t.reported_repeat, "reported"))
+            loads.append(_Load(t.name, t.kind, t.size, loaded, count, t.reported_repeat, "reported"))
         elif t.name in by_name:  # only tensors some transfer with a known size names
             loaded, count = by_name[t.name]
-            loads.append(TensorLoad(t.name, t.kind, t.size, loaded, count, loaded / t.size, "measured"))
+            loads.append(_Load(t.name, t.kind, t.size, loaded, count, loaded / t.size, "measured"))
     if not loads:
-        return _TensorResult((), len(declared), unnamed_fraction,
-                             "no DMA transfer names a declared input or weight tensor (dynamic DMA records "
-                             "`variable` = unknown unless the profile is captured with --enable-dge-notifs)", none)
+        return _TensorResult(_tensor_table([], len(declared), unnamed_fraction,
+                                           "no DMA transfer names a declared input or weight tensor (dynamic DMA "
+                                           "records `variable` = unknown unless the profile is captured with "
+                                           "--enable-dge-notifs)"), none)
     ranked = sorted(loads, key=lambda t: (-t.repeat, -(t.loaded_bytes - t.size), t.name))
     metrics = {
         "tensors_loaded_over_twice": float(sum(t.repeat > rules.reload_warning_repeat for t in loads)),
         "tensor_max_load_repeat": ranked[0].repeat,
         "tensor_reload_excess_bytes": float(sum(max(t.loaded_bytes - t.size, 0.0) for t in loads)),
     }
-    return _TensorResult(tuple(ranked[:TOP]), len(declared), unnamed_fraction, None, metrics)
+    return _TensorResult(_tensor_table(ranked, len(declared), unnamed_fraction), metrics)
 
 
 def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
@@ -193,20 +229,19 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     tensors = _tensor_loads(trace.extra.get("tensors", ()), dmas.name, sizes, d_keep, rules)
     has_compute, has_dma = any(e.compute for e, _ in engines), len(d_start) > 0
     dma_exposed = (compute_or_dma - compute_busy) * NS if has_compute and has_dma else None
+    hotspots = (_hotspots("hotspots_hlo", instructions.name, i_dur, i_keep),
+                _hotspots("hotspots_nki", instructions.extra["nki"], i_dur, i_keep))
     summary = TraceSummary(
-        instructions=len(i_start), dma_transfers=len(d_start), span=span_ns * NS,
+        events={INSTRUCTION: len(i_start), DMA: len(d_start)}, span=span_ns * NS,
         engines=tuple(e for e, _ in engines), busy_union=busy * NS if len(all_start) else None,
-        hotspots_hlo=_hotspots(instructions.name, i_dur, i_keep),
-        hotspots_nki=_hotspots(instructions.extra["nki"], i_dur, i_keep),
         dma_size_edges=DMA_SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
         timeline_edges=tuple(e * NS for e in edges), timeline=shares,
         gaps=tuple(Gap(start * NS, length * NS) for start, length in gaps(merged, span_ns)), warnings=trace.warnings,
         dma_busy=union(d_start, d_dur)[0] * NS if has_dma else None,
         compute_busy=compute_busy * NS if has_compute else None, dma_exposed=dma_exposed,
-        tensor_loads=tensors.loads, tensors_declared=tensors.declared,
-        dma_unnamed_fraction=tensors.unnamed_fraction, tensor_note=tensors.note,
-        skipped_instructions=len(instructions) - len(i_start), skipped_dma=len(dmas) - len(d_start),
+        skipped={INSTRUCTION: len(instructions) - len(i_start), DMA: len(dmas) - len(d_start)},
         last_event_end=last_end * NS,
+        breakdowns=(*(b for b in hotspots if b is not None), tensors.breakdown),
     )
     n = len(known_sizes)
     small, medium = rules.dma_size_cutoffs

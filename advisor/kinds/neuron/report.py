@@ -10,8 +10,8 @@ from advisor.core import units as fmt
 from advisor.core.model import Analysis
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.trace_report import trace_sections
-from advisor.report.charts import finite
 from advisor.report.document import Chart, Paragraph, Section, Table, escape
+from advisor.report.trace_blocks import roofline_chart, roofline_placement
 from advisor.report.view import View
 
 
@@ -78,11 +78,9 @@ def _roofline_sentence(view: View) -> str:
         count = view.raw("tensor_engine_instruction_count")
         tail = f" ({fmt.count(count)} Tensor Engine instructions)" if count is not None else ""
         return f"No Tensor Engine matmul FLOPs reported{tail}: the roofline does not apply."
-    if ai is None or ridge is None:
-        return "Arithmetic intensity or ridge point unavailable: the roofline cannot be placed."
-    side = "memory-bound" if ai < ridge else "compute-bound"
-    return (f"Arithmetic intensity **{view.show('mm_arithmetic_intensity')}** against a ridge of "
-            f"{view.show('peak_flops_bandwidth_ratio')}: the {side} side of the roofline.")
+    placed = roofline_placement(ai, ridge, view.show("mm_arithmetic_intensity"),
+                                view.show("peak_flops_bandwidth_ratio"), layout()["blocks"]["roofline"])
+    return placed or "Arithmetic intensity or ridge point unavailable: the roofline cannot be placed."
 
 
 def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
@@ -160,13 +158,15 @@ def _roofline(view: View) -> Section:
         return Section("Roofline", (Paragraph(_roofline_sentence(view)),), "roofline")
     rows = tuple((label, view.show(name)) for name, label in layout()["roofline"] if name in view.analysis.metrics)
     blocks: list[Any] = [Paragraph(_roofline_sentence(view)), Table(("Metric", "Value"), rows, align=("left", "right"))]
-    peak, bandwidth = view.hw("tensor_peak_flops_bf16"), view.hw("hbm_bandwidth")
-    ai, achieved = view.raw("mm_arithmetic_intensity"), view.raw("achieved_flops_rate")
-    if finite(peak, bandwidth, ai, achieved) and ai and achieved:
-        blocks.append(Chart("roofline", "Roofline (Tensor Engine BF16 peak, one HBM stack)", {
-            "kind": "roofline", "peak": peak, "bandwidth": bandwidth, "ai": ai, "achieved": achieved},
-            alt="Roofline chart with the kernel's point"))
+    chart = roofline_chart(view.hw("tensor_peak_flops_bf16"), view.hw("hbm_bandwidth"),
+                           view.raw("mm_arithmetic_intensity"), view.raw("achieved_flops_rate"),
+                           layout()["blocks"]["roofline"])
+    if chart:
+        blocks.append(chart)
     return Section("Roofline", tuple(blocks), "roofline")
+
+
+PLACES = ("utilisation", "memory", "roofline", "trace")  # where sections() puts its sections (kinds.contract.PLACES)
 
 
 def sections(analysis: Analysis) -> dict[str, list[Section]]:

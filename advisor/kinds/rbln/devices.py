@@ -3,22 +3,17 @@ busiest is above the mean (the straggler), and how long devices wait for each ot
 
 from __future__ import annotations
 
-import re
-from functools import cache
 from typing import Any
 
-from advisor.core.trace import Breakdown, BreakdownColumn
+from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.rbln import KIND
-from advisor.kinds.rbln.slices import Slices, per_unit, union
+from advisor.kinds.rbln.knowledge import track_rules
+from advisor.kinds.rbln.slices import Slices, per_unit
+from advisor.metrics.grouped import union
 
 NS = 1e-9
-COLUMNS = (
-    BreakdownColumn("busy", "Device busy", "s"),
-    BreakdownColumn("ne_busy", "NE busy", "s"),
-    BreakdownColumn("dma_busy", "DMA busy", "s"),
-    BreakdownColumn("comm_busy", "Comm. busy", "s"),
-    BreakdownColumn("relative", "Busy ÷ mean", "ratio"),
-)
+# the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
+COLUMNS = ("busy", "ne_busy", "dma_busy", "comm_busy", "relative")
 NOTE = ("Busy times are unions of the device's (or chiplet's) commands; relative is against the mean of the "
         "devices (device rows) or of the chiplets (chiplet rows). Each .pb file has its own clock, so devices are "
         "compared by durations.")
@@ -26,13 +21,9 @@ METRICS = ("device_count", "device_imbalance", "straggler_device", "chiplet_coun
            "straggler_chiplet", "sync_wait_skew")
 
 
-@cache
-def _chiplet_number() -> re.Pattern[str]:
-    return re.compile(KIND.data("tracks.yaml")["chiplet"], re.IGNORECASE)
-
-
 def _number(label: str, fallback: int) -> int:
-    found = _chiplet_number().search(label)
+    pattern = track_rules().chiplet
+    found = pattern.search(label) if pattern else None
     return int(found.group(1)) if found else fallback
 
 
@@ -104,4 +95,4 @@ def device_figures(s: Slices, dev: Any, ne: Any, dma: Any, comm: Any,
         for u in chiplet_units:
             if s.units[u][0] == d:
                 rows.append(row(f"{s.devices[d]} / {s.chiplets[s.units[u][1]]}", by_unit, u, chip_mean))
-    return out, Breakdown("devices", "Devices and chiplets", "Device", COLUMNS, tuple(rows), NOTE)
+    return out, kind_breakdown(KIND, "devices", COLUMNS).make(rows, NOTE)

@@ -11,32 +11,24 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from advisor.core.events import EventTrace
-from advisor.core.trace import DMA_SIZE_EDGES, Breakdown, BreakdownColumn, EngineBusy, Gap, TraceSummary
-from advisor.kinds.rbln.critical_path import critical_path
+from advisor.core.trace import DMA_SIZE_EDGES, EngineBusy, Gap, TraceSummary, kind_breakdown
+from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.devices import device_figures
+from advisor.kinds.rbln.knowledge import OTHER, categories
 from advisor.kinds.rbln.layers import Masks, layer_figures
 from advisor.kinds.rbln.naming import name_rules, parse
 from advisor.kinds.rbln.sequences import sequence_figures
-from advisor.kinds.rbln.slices import OTHER, Part, Slices, build, categories, covered, per_unit, per_unit_groups, union
-from advisor.kinds.rbln.slices import segments as grouped_segments
+from advisor.kinds.rbln.slices import Part, Slices, build, per_unit, per_unit_groups
+from advisor.metrics.critical_path import critical_path
+from advisor.metrics.grouped import covered, union
+from advisor.metrics.grouped import segments as grouped_segments
 from advisor.metrics.intervals import gaps, segments, timeline, usable
 
 NS = 1e-9
 TIMELINE_BINS = 60
-CATEGORY_COLUMNS = (
-    BreakdownColumn("busy", "Busy", "s"),
-    BreakdownColumn("share", "Share of the span", "fraction"),
-    BreakdownColumn("commands", "Commands", "count"),
-    BreakdownColumn("sum", "Summed durations", "s"),
-    BreakdownColumn("concurrency", "Concurrency", "ratio"),
-    BreakdownColumn("bytes", "Bytes", "bytes"),
-    BreakdownColumn("bandwidth", "Bandwidth", "bytes/s"),
-)
-PATH_COLUMNS = (
-    BreakdownColumn("time", "Time", "s"),
-    BreakdownColumn("share", "Share of the path", "fraction"),
-    BreakdownColumn("commands", "Commands", "count"),
-)
+# The columns of the breakdowns filled here, in the order of their values (titles and units: data/report.yaml)
+CATEGORY_COLUMNS = ("busy", "share", "commands", "sum", "concurrency", "bytes", "bandwidth")
+PATH_COLUMNS = ("time", "share", "commands")
 WAITING = "waiting between commands"
 
 
@@ -288,18 +280,17 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         ranked = sorted((i for i in range(len(cats)) if counts[i]), key=lambda i: (-by_cat[i], i))
         rows = [(cats[i].title, (float(by_cat[i]) * NS, _div(float(by_cat[i]), length), float(counts[i])))
                 for i in ranked] + [(WAITING, (path.wait * NS, _div(path.wait, length), None))]
-        path_table = Breakdown(
-            "critical_path", "Critical path", "Category", PATH_COLUMNS, tuple(rows),
-            "A lower bound: the path follows the trace's flows and each track's command order, and Neural DMA "
+        path_table = kind_breakdown(KIND, "critical_path", PATH_COLUMNS).make(
+            rows, "A lower bound: the path follows the trace's flows and each track's command order, and Neural DMA "
             "dependencies are not drawn as flows. Each command counts up to where the next one on the path starts.")
     else:
         m.update(dict.fromkeys(("critical_path_time", "critical_path_wait", "critical_path_nodes")))
     m.update(_quality(trace, s, cat, names.parsed[s.name]))
 
     # the summary the report draws
-    categories_table = Breakdown("categories", "Command categories", "Category", CATEGORY_COLUMNS, tuple(table_rows),
-                                 "Busy is the union of a category's commands, mean per device or chiplet (Host: the "
-                                 "file's union); shares are of the device span (Host: of the whole trace).")
+    categories_table = kind_breakdown(KIND, "categories", CATEGORY_COLUMNS).make(
+        table_rows, "Busy is the union of a category's commands, mean per device or chiplet (Host: the file's union); "
+        "shares are of the device span (Host: of the whole trace).")
     rows_by_title = {c.title: cat[c.key] for c in cats if (c.device or c.key == "host") and cat[c.key].any()}
     shifted = {title: (s.start[mask] - dev_start, s.duration[mask]) for title, mask in rows_by_title.items()}
     edges, shares = timeline(shifted, span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
@@ -308,14 +299,14 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     sizes = s.bytes[transfer][np.isfinite(s.bytes[transfer])]
     counts_hist, _ = np.histogram(sizes, bins=np.array(DMA_SIZE_EDGES, dtype=float))
     summary = TraceSummary(
-        instructions=int(ne.sum()), dma_transfers=int(dma.sum()), span=span_ns * NS, engines=tuple(engines),
-        busy_union=m["device_busy"], hotspots_hlo=(), hotspots_nki=(), dma_size_edges=DMA_SIZE_EDGES,
+        events={"compute": int(ne.sum()), "dma": int(dma.sum())}, span=span_ns * NS, engines=tuple(engines),
+        busy_union=m["device_busy"], dma_size_edges=DMA_SIZE_EDGES,
         dma_size_counts=tuple(int(c) for c in counts_hist), timeline_edges=tuple((e + dev_start) * NS for e in edges),
         timeline=shares, warnings=tuple(trace.warnings),
         gaps=tuple(Gap((a + dev_start) * NS, length * NS) for a, length in gaps(merged, span_ns)),
         dma_busy=m["dma_busy"], compute_busy=_s(ne_busy), dma_exposed=m["dma_only_time"],
-        skipped_instructions=sum(skipped.get(c.key, 0) for c in cats if c.compute),
-        skipped_dma=sum(skipped.get(c.key, 0) for c in cats if c.dma),
+        skipped={"compute": sum(skipped.get(c.key, 0) for c in cats if c.compute),
+                 "dma": sum(skipped.get(c.key, 0) for c in cats if c.dma)},
         last_event_end=s.last_end() * NS if len(s) else None,
         breakdowns=tuple(b for b in (categories_table, layers, seqs.breakdown, devices, path_table) if b is not None),
     )

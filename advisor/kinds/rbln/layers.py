@@ -7,20 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.trace import Breakdown, BreakdownColumn
+from advisor.core.trace import Breakdown, kind_breakdown
+from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.naming import NameRules, ParsedNames
 from advisor.kinds.rbln.slices import Slices, per_unit, per_unit_groups, unit_view
 
 NS = 1e-9
-COLUMNS = (
-    BreakdownColumn("ne_time", "NE time", "s"),
-    BreakdownColumn("dma_time", "DMA time", "s"),
-    BreakdownColumn("time", "Device time", "s"),
-    BreakdownColumn("share", "Share of NE time", "fraction"),
-    BreakdownColumn("dma_ratio", "DMA ÷ NE", "ratio"),
-    BreakdownColumn("commands", "Commands", "count"),
-    BreakdownColumn("bytes", "Bytes", "bytes"),
-)
+# the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
+COLUMNS = ("ne_time", "dma_time", "time", "share", "dma_ratio", "commands", "bytes")
 NOTE = ("Layer keys from the command names ({sequence}_{layer}_{command}); fused groups are kept whole. "
         "Times are unions of the layer's commands, mean per device or chiplet; DMA = Neural DMA and Task DMA.")
 
@@ -115,5 +109,5 @@ def layer_figures(s: Slices, pn: ParsedNames, m: Masks, ne_busy: float | None,
                                  _share(float(ne_t[i]), ne_busy) if has_ne else None,
                                  cell(ratio, i, has_dma), float(commands[i]), cell(moved, i, bool(carries[i]))))
                  for i in top)
-    breakdown = Breakdown("layers", "Layers", "Layer", COLUMNS, rows, NOTE, total_rows=len(present))
+    breakdown = kind_breakdown(KIND, "layers", COLUMNS).make(rows, NOTE, total_rows=len(present))
     return out, breakdown

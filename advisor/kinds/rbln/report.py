@@ -16,6 +16,7 @@ from advisor.core.trace import Breakdown, TraceSummary
 from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.slices import categories
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
+from advisor.report.trace_blocks import breakdown_table, gaps_section, timeline_chart
 from advisor.report.view import View
 
 CHART_ROWS = 12  # bars in a chart; the table beside it has them all
@@ -28,16 +29,6 @@ def layout() -> dict[str, Any]:
 
 def _share(part: float | None, whole: float | None) -> str:
     return fmt.percent(part / whole if part is not None and whole else None)
-
-
-def _table(b: Breakdown, columns: tuple[str, ...] | None = None, key_as_code: bool = False,
-           limit: int | None = None) -> Table:
-    """A breakdown as a table: the key, then the chosen columns (all by default) with their units."""
-    chosen = [i for i, c in enumerate(b.columns) if columns is None or c.name in columns]
-    rows = tuple((code(key) if key_as_code else escape(key), *(fmt.value(values[i], b.columns[i].unit) for i in chosen))
-                 for key, values in b.rows[:limit])
-    return Table((escape(b.key_title), *(escape(b.columns[i].title) for i in chosen)), rows,
-                 align=("left", *("right" for _ in chosen)))
 
 
 def _bar_chart(name: str, title: str, b: Breakdown, column: str, xlabel: str, alt: str) -> Chart | None:
@@ -118,7 +109,8 @@ def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     t = analysis.trace
     if t is not None:
         tracks = sum(len(e.rows) for e in t.engines)
-        rows.append(("Trace", f"{t.instructions:,} Neural Engine and {t.dma_transfers:,} DMA commands on {tracks:,} "
+        ne, dma = t.events.get("compute", 0), t.events.get("dma", 0)
+        rows.append(("Trace", f"{ne:,} Neural Engine and {dma:,} DMA commands on {tracks:,} "
                               f"tracks; device span {fmt.seconds(t.span)}"))
     rows.append(("Timing", escape(layout()["profiled_note"])))
     return rows
@@ -162,7 +154,7 @@ def _categories_section(t: TraceSummary, view: View) -> Section | None:
         "once), averaged over the devices" + (" and chiplets" if view.raw("chiplet_count") else "") + "; the share "
         f"is of the device span ({fmt.seconds(t.span)}, first to last device command), Host's of the whole trace. "
         "Concurrency is summed command time over busy time (above 1: commands of the category overlap)."),
-        _table(b, ("busy", "share", "commands", "concurrency"))]
+        breakdown_table(b, ("busy", "share", "commands", "concurrency"))]
     chart = _bar_chart("categories", "Busy share of the device span per command category", b, "share",
                        "busy (% of the device span)", "Busy share per RBLN command category")
     if chart:
@@ -182,14 +174,12 @@ def _categories_section(t: TraceSummary, view: View) -> Section | None:
 
 
 def _timeline_section(t: TraceSummary) -> Section | None:
-    if not t.timeline:
+    chart = timeline_chart(t, layout()["blocks"]["timeline"])
+    if chart is None:
         return None
     return Section("Utilisation over time", (
         Paragraph("Busy share of each category per time bin over the device span (exact: the covered length of "
-                  "the category's merged intervals inside the bin)."),
-        Chart("timeline", "Utilisation over time (busy share per time bin)", {
-            "kind": "timeline", "edges": list(t.timeline_edges), "rows": {k: list(v) for k, v in t.timeline.items()}},
-            alt="Per-category utilisation over the device span")), "timeline")
+                  "the category's merged intervals inside the bin)."), chart), "timeline")
 
 
 # --- transfers --------------------------------------------------------------------------------------
@@ -236,7 +226,7 @@ def _layers_section(t: TraceSummary, view: View) -> Section | None:
         f"by time, {shown}: NE (Neural Engine) time and DMA time are unions of the layer's commands in each, device "
         "time the union of all of them, the share is of all Neural Engine busy time, and a DMA ÷ NE ratio above "
         f"{fmt.ratio(KIND.data('names.yaml').get('dma_bound_ratio'), '×')} marks a DMA-bound layer."),
-        _table(b, ("ne_time", "dma_time", "time", "share", "dma_ratio", "bytes"), key_as_code=True,
+        breakdown_table(b, ("ne_time", "dma_time", "time", "share", "dma_ratio", "bytes"), key_as_code=True,
                limit=limit)]
     chart = _bar_chart("layers", "Share of Neural Engine time per layer", b, "share", "% of Neural Engine busy time",
                        "Top layers by Neural Engine time")
@@ -265,7 +255,7 @@ def _sequences_section(t: TraceSummary, view: View) -> Section | None:
             "kind": "line", "values": [v / scale for v in spans], "xlabel": "sequence (in order)",
             "ylabel": f"span ({unit})"}, alt="Span per sequence"))
     slowest = sorted(b.rows, key=lambda r: -(r[1][i] or 0.0))[:5]
-    blocks.append(replace(_table(replace(b, rows=tuple(slowest))), caption="The slowest sequences"))
+    blocks.append(replace(breakdown_table(replace(b, rows=tuple(slowest))), caption="The slowest sequences"))
     return Section("Sequences", tuple(blocks), "sequences")
 
 
@@ -278,7 +268,7 @@ def _critical_path_section(t: TraceSummary, view: View) -> Section | None:
         f"and each track's order: {view.show('critical_path_time')} of commands and "
         f"{view.show('critical_path_wait')} of waiting between them over {view.show('critical_path_nodes')} "
         "commands. It is a **lower bound**: Neural DMA dependencies (the Task Manager's) and the first-command "
-        "barrier are not drawn as flows, so the real chain can only be longer." + _undrawn(view)), _table(b)),
+        "barrier are not drawn as flows, so the real chain can only be longer." + _undrawn(view)), breakdown_table(b)),
         "critical-path")
 
 
@@ -297,7 +287,7 @@ def _devices_section(t: TraceSummary, view: View) -> Section | None:
         return None
     blocks: list[Any] = [Paragraph(
         "Busy time per device (and chiplet), with each one's busy time over the mean: the slowest sets the pace "
-        "of every synchronisation."), _table(b)]
+        "of every synchronisation."), breakdown_table(b)]
     sentences = []
     if view.raw("device_imbalance") is not None and (view.raw("device_count") or 0) >= 2:
         sentences.append(f"device imbalance {view.show('device_imbalance')} (max ÷ mean busy)")
@@ -330,16 +320,6 @@ def _ranks_section(analysis: Analysis) -> Section | None:
     return Section("Ranks and clocks", (Paragraph(text),), "ranks")
 
 
-def _gaps_section(t: TraceSummary) -> Section | None:
-    if not t.gaps:
-        return None
-    rows = tuple((fmt.seconds(g.start), fmt.seconds(g.duration), _share(g.duration, t.span)) for g in t.gaps)
-    return Section("Idle gaps", (
-        Paragraph("Time in which no device command runs on any device: the longest gaps inside the device span, "
-                  "longest first (from the first device command)."),
-        Table(("Starts at", "Length", "Share of the span"), rows, align=("right", "right", "right"))), "gaps")
-
-
 def _quality_section(analysis: Analysis, view: View) -> Section:
     rows = [(label, view.show(name)) for name, label in (
         ("unmatched_slices", "Slices that began and never ended, or ended without a beginning (left out)"),
@@ -355,6 +335,9 @@ def _quality_section(analysis: Analysis, view: View) -> Section:
     return Section("Data quality", tuple(blocks), "quality")
 
 
+PLACES = ("utilisation", "memory", "trace")  # where sections() puts its sections (kinds.contract.PLACES)
+
+
 def sections(analysis: Analysis) -> dict[str, list[Section]]:
     t = analysis.trace
     if t is None:
@@ -362,6 +345,7 @@ def sections(analysis: Analysis) -> dict[str, list[Section]]:
     view = View(analysis)
     utilisation = [_categories_section(t, view), _timeline_section(t)]
     trace = [_layers_section(t, view), _sequences_section(t, view), _critical_path_section(t, view),
-             _devices_section(t, view), _ranks_section(analysis), _gaps_section(t), _quality_section(analysis, view)]
+             _devices_section(t, view), _ranks_section(analysis), gaps_section(t, layout()["blocks"]["gaps"]),
+             _quality_section(analysis, view)]
     return {"utilisation": [s for s in utilisation if s], "memory": [s for s in (_transfers_section(t, view),) if s],
             "trace": [s for s in trace if s]}

@@ -8,16 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.trace import Breakdown, BreakdownColumn
+from advisor.core.trace import Breakdown, kind_breakdown
+from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.naming import ParsedNames
-from advisor.kinds.rbln.slices import Slices, per_unit_groups, segments, unit_view
+from advisor.kinds.rbln.slices import Slices, per_unit_groups, unit_view
+from advisor.metrics.grouped import segments
 
 NS = 1e-9
-COLUMNS = (
-    BreakdownColumn("span", "Span", "s"),
-    BreakdownColumn("ne_busy", "NE busy", "s"),
-    BreakdownColumn("gap_before", "Device idle before", "s"),
-)
+# the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
+COLUMNS = ("span", "ne_busy", "gap_before")
 NOTE = ("Sequences are the (instance, sequence) prefixes of the command names, in order of their first device "
         "command; a span runs from it to the last device command's end. Neural Engine busy is the mean per "
         "device or chiplet; the idle time before a sequence runs from the end of every earlier one.")
@@ -120,5 +119,5 @@ def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, dev
 
     table = tuple((label(i), (float(spans[i]) * NS, float(ne_busy[i]) * NS if ne.any() else None,
                               None if np.isnan(gap[i]) else float(gap[i]) * NS)) for i in range(min(n, max_rows)))
-    breakdown = Breakdown("sequences", "Sequences", "Sequence", COLUMNS, table, NOTE, total_rows=n)
+    breakdown = kind_breakdown(KIND, "sequences", COLUMNS).make(table, NOTE, total_rows=n)
     return Sequences(out, breakdown, starts, ends)

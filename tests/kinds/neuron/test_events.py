@@ -64,11 +64,15 @@ def test_tensor_loads_count_full_copies_of_inputs_and_weights():
     dmas = [(0, 1, 1000, "w"), (1, 1, 1000, "w"), (2, 1, 500, "w"), (3, 1, 500, "x"), (4, 1, 500, "y"),
             (5, 1, 300, "unknown")]
     summary, metrics = summarize(_trace([("Vector", 0, 10)], dmas, tensors))
-    assert [(t.name, t.repeat, t.loads) for t in summary.tensor_loads] == [("w", 2.5, 3), ("x", 1.0, 1)]
+    loads = summary.breakdown("tensor_loads")
+    assert [(key, values[loads.column("repeat")], values[loads.column("loads")]) for key, values in loads.rows] == [
+        ("w", 2.5, 3), ("x", 1.0, 1)]  # copies (ratio), transfers (count)
+    assert (loads.value("w", "size"), loads.value("w", "loaded_bytes")) == (1000, 2500)  # bytes
+    assert (loads.text("w", "kind"), loads.text("w", "source")) == ("WEIGHT", "measured")
     assert metrics == {**metrics, "tensors_loaded_over_twice": 1, "tensor_max_load_repeat": 2.5,
                        "tensor_reload_excess_bytes": 1500}
-    assert summary.dma_unnamed_fraction == pytest.approx(300 / 3800)
-    assert summary.tensors_declared == 3 and summary.tensor_note is None
+    assert loads.figure("unnamed_fraction") == pytest.approx(300 / 3800)  # fraction of DMA bytes
+    assert loads.figure("declared") == 3 and loads.note == ""  # tensors
 
 
 @pytest.mark.parametrize(("tensors", "variable", "note"), [
@@ -78,15 +82,16 @@ def test_tensor_loads_count_full_copies_of_inputs_and_weights():
 ])
 def test_tensor_loads_unavailable_say_why(tensors, variable, note):
     summary, metrics = summarize(_trace([("Vector", 0, 10)], [(0, 1, 100, variable)], tensors))
-    assert note in summary.tensor_note and not summary.tensor_loads
+    loads = summary.breakdown("tensor_loads")
+    assert note in loads.note and not loads.rows
     assert metrics["tensor_max_load_repeat"] is None and metrics["tensors_loaded_over_twice"] is None
 
 
 def test_events_without_a_usable_time_are_counted_not_silently_dropped():
     trace = _trace([("Vector", 0, 10), ("Vector", -1, 5), ("Scalar", float("nan"), 5)], [(0, -3, 64, "x")])
     summary, _ = summarize(trace)
-    assert (summary.instructions, summary.skipped_instructions) == (1, 2)
-    assert (summary.dma_transfers, summary.skipped_dma, summary.dma_busy) == (0, 1, None)  # no DMA: not 0 s
+    assert (summary.events["instruction"], summary.skipped["instruction"]) == (1, 2)
+    assert (summary.events["dma"], summary.skipped["dma"], summary.dma_busy) == (0, 1, None)  # no DMA: not 0 s
 
 
 def test_the_run_is_the_summarys_total_time_and_its_tail_is_an_idle_gap():
@@ -104,10 +109,10 @@ def test_a_tensor_declared_once_per_core_counts_once():
     measured = (TensorDecl("w", "WEIGHT", 1000.0), TensorDecl("w", "WEIGHT", 1000.0))
     dmas = [(0, 1, 1000, "w"), (1, 1, 1000, "w"), (2, 1, 1000, "w")]
     summary, metrics = summarize(_trace([("Vector", 0, 10)], dmas, measured))
-    assert [(t.name, t.repeat) for t in summary.tensor_loads] == [("w", 3.0)]
+    assert [(key, values[-1]) for key, values in summary.breakdown("tensor_loads").rows] == [("w", 3.0)]
     assert metrics["tensor_reload_excess_bytes"] == 2000
     reported = (TensorDecl("w", "WEIGHT", 1000.0, 2.0, 2000.0, 4.0),
                 TensorDecl("w", "WEIGHT", 1000.0, 1.0, 1000.0, 2.0))
     summary, _ = summarize(_trace([("Vector", 0, 10)], dmas, reported))
-    assert [(t.repeat, t.loaded_bytes, t.loads, t.source) for t in summary.tensor_loads] == [
-        (3.0, 3000, 6, "reported")]
+    loads = summary.breakdown("tensor_loads")
+    assert [(*values[1:], loads.text(key, "source")) for key, values in loads.rows] == [(3000, 6, 3.0, "reported")]

@@ -74,7 +74,7 @@ def test_exposed_dma_overlap_and_starved_neural_engine():
     assert m["ne_only_time"] == ns(2) and m["dma_only_time"] == ns(10) and m["ne_dma_overlap_time"] == ns(8)
     assert m["ne_starved_time"] == ns(15)  # Task DMA [10, 20) and External HDMA [25, 30) while NE idles
     assert summary.dma_exposed == ns(10) and summary.compute_busy == ns(10) and summary.dma_busy == ns(18)
-    assert summary.instructions == 1 and summary.dma_transfers == 2
+    assert summary.events == {"compute": 1, "dma": 2}  # Neural Engine commands; Neural and Task DMA commands
 
 
 def test_host_time_splits_into_inside_and_between_sequences():
@@ -148,7 +148,7 @@ def test_nan_durations_are_left_out_and_counted():
     summary, m = run(trace)
     assert m["neural_engine_busy"] == ns(10) and m["neural_engine_commands"] == 1 and m["device_span"] == ns(10)
     assert m["task_dma_busy"] is None and m["slice_count"] == 3
-    assert summary.skipped_instructions == 1 and summary.skipped_dma == 1
+    assert summary.skipped == {"compute": 1, "dma": 1}
 
 
 def test_quality_counts_are_read_by_attribute_and_tolerated_when_absent():
@@ -322,7 +322,7 @@ def test_timeline_and_gaps_are_over_the_device_span():
     assert len(summary.timeline["Host"]) == 60 and summary.timeline["Host"] == (0.0,) * 60
     gap = summary.gaps[0]
     assert (gap.start, gap.duration) == (ns(115), ns(35)) and len(summary.gaps) == 1
-    assert summary.warnings == ("a reader note",) and summary.hotspots_hlo == () and summary.last_event_end == ns(160)
+    assert summary.warnings == ("a reader note",) and summary.last_event_end == ns(160)
     assert m["largest_gap"] == ns(35) and m["gap_count"] == 0
     assert summary.breakdown("categories").value("Host", "share") == pytest.approx(100 / 160)
 

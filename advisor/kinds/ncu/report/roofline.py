@@ -6,8 +6,8 @@ from typing import Any
 
 from advisor.core import units as fmt
 from advisor.kinds.ncu.report.common import _any, _has, _metric, _value_table, layout
-from advisor.report.charts import finite
-from advisor.report.document import Chart, Paragraph, Section, Table
+from advisor.report.document import Paragraph, Section, Table
+from advisor.report.trace_blocks import roofline_chart, roofline_placement
 from advisor.report.view import View
 
 # --- roofline -------------------------------------------------------------------------------------
@@ -44,12 +44,11 @@ def _roofline(view: View) -> Section | None:
     table = _value_table(view, memory)
     if table:
         blocks.append(table)
-    peak, bandwidth = view.raw("fp32_peak_flops"), view.raw("dram_peak_bandwidth")
-    ai, achieved = view.raw("arithmetic_intensity"), view.raw("fp32_flops_rate")
-    if finite(peak, bandwidth, ai, achieved) and peak and bandwidth and ai and achieved:
-        blocks.append(Chart("roofline", "Roofline (FP32 peak, DRAM bandwidth)", {
-            "kind": "roofline", "peak": peak, "bandwidth": bandwidth, "ai": ai, "achieved": achieved},
-            alt="Roofline chart with the kernel's point"))
+    chart = roofline_chart(view.raw("fp32_peak_flops"), view.raw("dram_peak_bandwidth"),
+                           view.raw("arithmetic_intensity"), view.raw("fp32_flops_rate"),
+                           layout()["blocks"]["roofline"])
+    if chart:
+        blocks.append(chart)
     return Section("Roofline", tuple(blocks), "roofline")
 
 
@@ -59,10 +58,10 @@ def _tensor_work(view: View) -> bool:
 
 def _roofline_sentence(view: View) -> str:
     ai, ridge = view.raw("arithmetic_intensity"), view.raw("ridge_point")
-    if ai is not None and ridge is not None:
-        side = "memory-bound" if ai < ridge else "compute-bound"
-        return (f"Arithmetic intensity **{view.show('arithmetic_intensity')}** against a ridge point of "
-                f"{view.show('ridge_point')}: the {side} side of the roofline.")
+    placed = roofline_placement(ai, ridge, view.show("arithmetic_intensity"), view.show("ridge_point"),
+                                layout()["blocks"]["roofline"])
+    if placed:
+        return placed
     if ai is not None:
         return (f"Arithmetic intensity {view.show('arithmetic_intensity')}; the ridge point is unavailable (it "
                 "needs the device's peak FLOP/s and DRAM bandwidth: `--hardware`).")

@@ -29,7 +29,8 @@ def test_same_analysis_as_the_legacy_json():
     assert profile.info["instance_type"] == "trn1.2xlarge"  # from the Metadata table
     parquet, legacy = analyze(FOLDER), analyze(SAMPLES / "legacy_trace" / "profile.json")
     assert parquet.trace.engines == legacy.trace.engines
-    assert parquet.trace.tensor_loads == legacy.trace.tensor_loads  # TensorInfo sizes, loads from DmaPacket
+    # TensorInfo sizes, loads from DmaPacket
+    assert parquet.trace.breakdown("tensor_loads") == legacy.trace.breakdown("tensor_loads")
     assert parquet.trace.dma_size_counts == legacy.trace.dma_size_counts
     assert parquet.trace.gaps == legacy.trace.gaps
     assert [f.name for f in parquet.findings] == [f.name for f in legacy.findings]
@@ -46,7 +47,9 @@ def test_tensor_info_repeat_factor_is_used_when_explorer_fills_it_in(tmp_path):
         {"variable_name": "y", "type": "OUT", "size": 400, "load_to_sbuf_repeat_factor": None,
          "load_to_sbuf_total_size_bytes": None, "load_to_sbuf_dma_count": None}]), tmp_path / "TensorInfo.parquet")
     a = analyze(tmp_path)
-    assert [(t.name, t.repeat, t.loaded_bytes, t.loads, t.source) for t in a.trace.tensor_loads] == [
+    loads = a.trace.breakdown("tensor_loads")  # copies, bytes loaded, transfers, where the copies come from
+    assert [(key, loads.value(key, "repeat"), loads.value(key, "loaded_bytes"), loads.value(key, "loads"),
+             loads.text(key, "source")) for key, _ in loads.rows] == [
         ("w", 5.0, 5000, 10, "reported"), ("x", 1.0, 400, 1, "reported")]  # outputs are stores, not loads
     assert a.value("tensors_loaded_over_twice") == 1 and a.value("tensor_reload_excess_bytes") == 4000
     # 4,000 bytes reloaded out of 46 MiB of DMA: a reload, but not worth a finding (min_excess)
@@ -57,7 +60,7 @@ def test_tables_explorer_did_not_write_are_absent_not_errors(tmp_path):
     shutil.copy(FOLDER / "Summary.parquet", tmp_path / "Summary.parquet")
     [profile] = load_profiles(tmp_path)
     assert len(profile.trace.tables["instruction"]) == 0 and len(profile.trace.tables["dma"]) == 0
-    assert analyze(tmp_path).trace.instructions == 0
+    assert analyze(tmp_path).trace.events["instruction"] == 0
 
 
 def test_broken_table_is_one_clear_error(tmp_path):
