@@ -181,6 +181,35 @@ def analysis_flags_given(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(flag for flag, value in flags.items() if value)
 
 
+def _bare_rule(key: str) -> bool:
+    return "/" not in key and not any(c in key for c in "*?[")
+
+
+def settings_names(found: Settings, rule_paths: Sequence[Path]) -> None:
+    """A settings file applies to every profile a project analyses, whatever its kind: a bare rule name in it
+    that rules of several kinds answer to (`memory-bound`) is refused, naming each as KIND/NAME. On the command
+    line the analysed profile's kind decides (the bare name is that kind's rule)."""
+    from advisor.core.errors import AdvisorError
+    from advisor.packs.model import AmbiguousRule
+
+    named = [("select", k) for k in found.select] + [("ignore", k) for k in found.ignore]
+    named += [("set", k.rpartition(".")[0]) for k in found.params]
+    named = [(what, key) for what, key in named if _bare_rule(key)]
+    if not named:
+        return
+    from advisor.packs.load import load_packs
+
+    try:
+        every_kind = load_packs(rule_paths)
+    except AdvisorError:  # packs missing or failing for some kind: analysing a profile says so, with the reason
+        return
+    for what, key in named:
+        try:
+            every_kind.rule(key)
+        except AmbiguousRule as exc:
+            raise AdvisorError(str(found.path), f"{what}: '{key}' is {exc.problem}") from None
+
+
 def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions:
     """The command line over the settings file: --select replaces the file's, --ignore and --set add
     to it, --rules come after the file's packs."""
@@ -188,6 +217,8 @@ def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions
     from advisor.engine.evaluate import Selection
     from advisor.kinds import LoadOptions
 
+    rule_paths = (*found.rules, *args.rules)
+    settings_names(found, rule_paths)
     selection = Selection(
         select=split(args.select) or found.select,
         ignore=found.ignore + split(args.ignore),
@@ -196,7 +227,7 @@ def analyze_options(args: argparse.Namespace, found: Settings) -> AnalyzeOptions
     load = LoadOptions(entry=args.entry, max_memory=max_memory(args.max_memory), kind_options=kind_options(args))
     limits = {"max_ranks": args.max_ranks} if getattr(args, "max_ranks", None) is not None else {}
     return AnalyzeOptions(load=load, hardware=args.hardware or found.hardware,
-                          rule_paths=(*found.rules, *args.rules), selection=selection,
+                          rule_paths=rule_paths, selection=selection,
                           context=getattr(args, "context", None), config=found.path,
                           kind=getattr(args, "kind", None), **limits)
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from advisor.core.errors import AdvisorError, suggest
 from advisor.packs.load import load_packs
-from advisor.packs.model import Pack, RuleDef, RuleSet
+from advisor.packs.model import AmbiguousRule, RuleSet
 
 
 def _table(rows: list[tuple[str, ...]]) -> str:
@@ -16,46 +17,30 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 
 
-def _kinds(pack: Pack) -> str:
-    return ",".join(pack.kinds) or "all"
-
-
 def _list(ruleset: RuleSet) -> int:
-    packs = {p.name: p for p in ruleset.packs}
     rows = [("ID", "NAME", "SEVERITY", "CATEGORY", "PACK", "KINDS", "TITLE")]
-    rows += [(r.id, r.name, r.severity, r.category, r.pack, _kinds(packs[r.pack]), r.title)
+    rows += [(r.id, r.name, r.severity, r.category, r.pack, ",".join(r.kinds) or "all", r.title)
              for r in sorted(ruleset.rules, key=lambda r: r.id)]
     print(_table(rows))
     return 0
 
 
-def _show(rule: RuleDef, pack: Pack) -> int:
-    print(f"{rule.id} {rule.name}: {rule.title}")
-    print(f"  pack {rule.pack} · kinds {_kinds(pack)} · severity {rule.severity} · category {rule.category} · "
-          f"defined at {rule.where}")
-    if rule.aliases:
-        print(f"  aliases: {', '.join(rule.aliases)} (former names, still accepted)")
-    if rule.requires:
-        print(f"  requires: {', '.join(rule.requires)}")
-    if rule.explains:
-        print(f"  explains: {', '.join(rule.explains)} (they are not root causes when this fires)")
-    print(f"  when: {rule.when.text}")
-    for name, value in rule.params.items():
-        unit = rule.param_units.get(name, "")
-        print(f"  param {name} = {value:g}{' ' + unit if unit else ''}")
-    print(f"  message: {rule.message}")
-    if rule.root_cause:
-        print(f"  root cause: {rule.root_cause}")
-    print(f"  recommendation: {rule.recommendation}")
-    if rule.estimated_speedup:
-        capped = f" (capped by the estimate of {', '.join(rule.requires)})" if rule.requires else ""
-        print(f"  estimated speedup: {rule.estimated_speedup.text}{capped}")
-    for ref in rule.references:
-        print(f"  reference: {ref}")
-    for ex in rule.examples:
-        metrics = ", ".join(f"{k}={v:g}" if v is not None else f"{k}=null" for k, v in ex.metrics.items())
-        hw = f" on {ex.hardware}" if ex.hardware else ""
-        print(f"  example ({ex.expect}{hw}): {metrics}")
+def _show(args: argparse.Namespace) -> int:
+    """One rule's explanation. A bare name is looked up in --kind's rules, or in every kind's: a name that
+    rules of several kinds answer to is refused there, naming each as KIND/NAME."""
+    from advisor.engine.explain import as_json, as_text, explain
+
+    ruleset = load_packs(args.rules, kind=args.kind)
+    try:
+        rule = ruleset.rule(args.rule)
+    except AmbiguousRule as exc:
+        raise AdvisorError(exc.where, f"{exc.problem} or give --kind") from None
+    if rule is None:
+        hint = suggest(args.rule, [k for r in ruleset.rules for k in (r.name, *r.aliases)])
+        where = f" of kind {args.kind}" if args.kind else ""
+        raise AdvisorError(args.rule, f"no such rule{where}{hint} (see `advisor rules list`)")
+    explanation = explain(rule, ruleset)
+    print(json.dumps(as_json(explanation), indent=2, ensure_ascii=False) if args.json else as_text(explanation))
     return 0
 
 
@@ -108,9 +93,4 @@ def run(args: argparse.Namespace) -> int:
         return _docs(load_packs(), args.folder)
     if action == "list":
         return _list(load_packs(args.rules, kind=args.kind))
-    ruleset = load_packs(args.rules)
-    rule = ruleset.rule(args.rule)
-    if rule is None:
-        hint = suggest(args.rule, [k for r in ruleset.rules for k in (r.name, *r.aliases)])
-        raise AdvisorError(args.rule, f"no such rule{hint} (see `advisor rules list`)")
-    return _show(rule, next(p for p in ruleset.packs if p.name == rule.pack))
+    return _show(args)

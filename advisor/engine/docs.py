@@ -1,92 +1,114 @@
-"""The rule reference (docs/rules/), generated from the packs so it cannot drift from them."""
+"""The rule reference (docs/rules/), generated from the packs so it cannot drift from them: an index, and
+a page per rule at PACK/NAME.md (rule names are per kind, and a pack's names are unique), each the
+Markdown rendering of the rule's explanation (engine/explain.py)."""
 
 from __future__ import annotations
 
-from advisor.packs.model import BoundDef, Pack, RuleDef, RuleSet
+from advisor.engine.explain import CATCH_ALL, Explanation, RuleLink, explain
+from advisor.packs.model import Pack, RuleSet
+
+TIME_BUDGET = "../../time-budget.md"  # from a page; the index is one folder up
 
 
-def _kinds(pack: Pack) -> str:
-    return ", ".join(f"`{k}`" for k in pack.kinds) or "all"
+def page_path(pack: str, name: str) -> str:
+    return f"{pack}/{name}.md"
 
 
-def _formerly(rule: RuleDef) -> str:
-    return f" (formerly {', '.join(f'`{a}`' for a in rule.aliases)})" if rule.aliases else ""
+def _kinds(kinds: tuple[str, ...]) -> str:
+    return ", ".join(f"`{k}`" for k in kinds) or "all"
 
 
-def _estimate(rule: RuleDef, bounds: dict[str, BoundDef]) -> list[str]:
+def _links(links: tuple[RuleLink, ...]) -> str:
+    return ", ".join(f"[`{r.name}`](../{page_path(r.pack, r.name)})" for r in links)
+
+
+def _number(value: float | None) -> str:
+    return "null" if value is None else f"{value:g}"
+
+
+def _estimate(e: Explanation) -> list[str]:
     """What the estimate is a share of, and the time budget it lives in (docs/time-budget.md)."""
-    assert rule.estimated_speedup is not None
-    if rule.speedup_scope == "local":
-        what = ("Share of the unit's own inefficiency (Nsight Compute's local estimate), not a share of total time"
-                + (f"; it becomes a share of total time, capped by theirs, when "
-                   f"{', '.join(f'[`{r}`]({r}.md)' for r in rule.global_with)} fires:" if rule.global_with else ":"))
-    else:
-        what = "Share of total time recoverable at most (capped by the rules it requires and the bounds below):"
-    lines = ["## Estimated speedup", "", what, "", "```", rule.estimated_speedup.text, "```", ""]
-    if rule.capped_by:
-        lines += ["Capped by (the [time budget](../time-budget.md): bounds the fix cannot move):", ""]
-        lines += [f"- `{n}`: {bounds[n].title}. {bounds[n].description}" if n in bounds else f"- `{n}`"
-                  for n in rule.capped_by]
+    est = e.estimate
+    assert est is not None
+    lines = ["## Estimated speedup", "", f"Scope **{est.scope}**. {est.meaning}", "", "```", est.formula, "```", ""]
+    if est.global_with:
+        lines += ["Global with: " + _links(est.global_with), ""]
+    if est.capped_by:
+        lines += [f"Capped by (the [time budget]({TIME_BUDGET}): bounds the fix cannot move):", ""]
+        lines += [f"- `{b.name}`: {b.title}. {b.description}" if b.title else f"- `{b.name}`" for b in est.capped_by]
         lines.append("")
-    if rule.claims:
-        lines += [f"Claims the piece of time `{rule.claims}`: findings with the same claim count once together.", ""]
-    if rule.catch_all:
-        lines += ["A catch-all: it ranks after every specific cause, and its estimate is capped by the tightest bound "
-                  "any fired rule names.", ""]
+    if est.claims:
+        lines += [f"Claims the piece of time `{est.claims}`: findings with the same claim count once together.", ""]
     return lines
 
 
-def _rule_page(rule: RuleDef, pack: Pack, bounds: dict[str, BoundDef]) -> str:
-    lines = [f"# {rule.id} `{rule.name}`: {rule.title}", "",
-             f"Pack `{rule.pack}` · kinds {_kinds(pack)} · severity **{rule.severity}** · category `{rule.category}`",
-             ""]
-    if rule.aliases:
-        lines += ["Also accepted under its former names: " + ", ".join(f"`{a}`" for a in rule.aliases), ""]
-    if rule.requires:
-        lines += ["Requires (fires only after): " + ", ".join(f"[`{r}`]({r}.md)" for r in rule.requires), ""]
-    if rule.explains:
-        lines += ["Explains (not root causes when this fires): "
-                  + ", ".join(f"[`{r}`]({r}.md)" for r in rule.explains), ""]
-    lines += ["## Condition", "", "```", rule.when.text, "```", ""]
-    if rule.params:
+def rule_page(e: Explanation) -> str:
+    """One rule's page: every field of its explanation but `where` (explain.HIDDEN_IN)."""
+    lines = [f"# {e.id} `{' '.join(e.qualified)}`: {e.title}", "",
+             f"Pack `{e.pack}` · kinds {_kinds(e.kinds)} · severity **{e.severity}** · category `{e.category}`", ""]
+    if e.aliases:
+        lines += ["Also accepted under its former names: " + ", ".join(f"`{a}`" for a in e.aliases), ""]
+    if e.requires:
+        lines += ["Requires (fires only after): " + _links(e.requires), ""]
+    if e.explains:
+        lines += ["Explains (not root causes when this fires): " + _links(e.explains), ""]
+    if e.catch_all:
+        lines += [CATCH_ALL, ""]
+    lines += ["## Condition", "", "```", e.condition, "```", ""]
+    if e.params:
         lines += ["| param | default | unit |", "|---|---:|---|"]
-        lines += [f"| `{k}` | {v:g} | {rule.param_units.get(k, '')} |" for k, v in rule.params.items()]
-        lines += ["", f"Change with `--set {rule.name}.PARAM=VALUE`.", ""]
-    lines += ["## Message", "", rule.message, ""]
-    if rule.root_cause:
-        lines += ["## Root cause", "", rule.root_cause, ""]
-    lines += ["## Recommendation", "", rule.recommendation, ""]
-    if rule.estimated_speedup:
-        lines += _estimate(rule, bounds)
-    if rule.references:
-        lines += ["## References", ""] + [f"- {r}" for r in rule.references] + [""]
-    if rule.examples:
-        lines += ["## Examples", "", "| expect | hardware | metrics |", "|---|---|---|"]
-        for ex in rule.examples:
-            metrics = ", ".join(f"`{k}`={v:g}" if v is not None else f"`{k}`=null" for k, v in ex.metrics.items())
-            lines.append(f"| {ex.expect} | {ex.hardware or '—'} | {metrics or '—'} |")
+        lines += [f"| `{p.name}` | {p.default:g} | {p.unit} |" for p in e.params]
+        lines += ["", f"Change with `--set {e.name}.PARAM=VALUE`.", ""]
+    lines += ["## Message", "", e.message, ""]
+    if e.root_cause:
+        lines += ["## Root cause", "", e.root_cause, ""]
+    lines += ["## Recommendation", "", e.recommendation, ""]
+    if e.estimate is not None:
+        lines += _estimate(e)
+    if e.references:
+        lines += ["## References", ""] + [f"- {r}" for r in e.references] + [""]
+    if e.examples:
+        lines += ["## Examples", "", "| expect | hardware | metrics | params |", "|---|---|---|---|"]
+        for ex in e.examples:
+            metrics = ", ".join(f"`{k}`={_number(v)}" for k, v in ex.metrics.items())
+            params = ", ".join(f"`{k}`={v:g}" for k, v in ex.params.items())
+            lines.append(f"| {ex.expect} | {ex.hardware or '—'} | {metrics or '—'} | {params or '—'} |")
         lines.append("")
     return "\n".join(lines)
 
 
+def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Two packs' kinds meet (no kinds: every kind)."""
+    return not a or not b or bool(set(a) & set(b))
+
+
+def _pack_section(pack: Pack, explained: list[Explanation]) -> list[str]:
+    rows = sorted((e for e in explained if e.pack == pack.name), key=lambda e: e.id)
+    lines = ["", f"## Pack `{pack.name}` {pack.version}", "", f"Kinds: {_kinds(pack.kinds)}. {pack.description}", "",
+             "| id | name | severity | category | title | requires |", "|---|---|---|---|---|---|"]
+    lines += [f"| {e.id} | [`{e.name}`]({page_path(e.pack, e.name)})"
+              f"{' (formerly ' + ', '.join(f'`{a}`' for a in e.aliases) + ')' if e.aliases else ''} | {e.severity} | "
+              f"{e.category} | {e.title} | {', '.join(r.name for r in e.requires) or '—'} |" for e in rows]
+    if pack.bounds:
+        lines += ["", "Its time budget ([how bounds cap estimates](../time-budget.md)):", "",
+                  "| bound | title | recoverable at most | caps |", "|---|---|---|---|"]
+        for bound in pack.bounds:
+            caps = [e for e in sorted(explained, key=lambda e: e.id) if e.estimate is not None
+                    and bound.name in {b.name for b in e.estimate.capped_by} and _overlap(e.kinds, pack.kinds)]
+            lines.append(f"| `{bound.name}` | {bound.title} | `{bound.recoverable.text}` | "
+                         f"{', '.join(f'[`{e.name}`]({page_path(e.pack, e.name)})' for e in caps) or '—'} |")
+    return lines
+
+
 def generate(ruleset: RuleSet) -> dict[str, str]:
-    """File name -> content: index.md plus one page per rule."""
-    packs = {p.name: p for p in ruleset.packs}
-    bounds = {b.name: b for b in ruleset.bounds}
-    pages = {f"{r.name}.md": _rule_page(r, packs[r.pack], bounds) for r in ruleset.rules}
-    rows = sorted(ruleset.rules, key=lambda r: r.id)
+    """File name (relative to the folder) -> content: index.md plus one page per rule."""
+    explained = [explain(rule, ruleset) for rule in ruleset.rules]
+    pages = {page_path(e.pack, e.name): rule_page(e) for e in explained}
     index = ["# Rule reference", "",
-             "Generated by `advisor rules docs docs/rules` from the built-in packs; a test fails when it is stale.",
-             "", "| id | name | severity | category | title | requires |", "|---|---|---|---|---|---|"]
-    index += [f"| {r.id} | [`{r.name}`]({r.name}.md){_formerly(r)} | {r.severity} | {r.category} | {r.title} | "
-              f"{', '.join(r.requires) or '—'} |" for r in rows]
+             "Generated by `advisor rules docs docs/rules` from the built-in packs; a test fails when it is stale.", "",
+             "A rule is named `KIND/NAME` (`ncu/memory-bound`); where the profile's kind is known (`--select`, "
+             "`--ignore`, `--set`, `requires:` in a pack of that kind) its bare name is enough."]
     for pack in ruleset.packs:
-        index += ["", f"Pack `{pack.name}` {pack.version} (kinds: {_kinds(pack)}): {pack.description}"]
-        if pack.bounds:
-            index += ["", "Its time budget ([how bounds cap estimates](../time-budget.md)):", "",
-                      "| bound | title | recoverable at most | caps |", "|---|---|---|---|"]
-            index += [f"| `{b.name}` | {b.title} | `{b.recoverable.text}` | "
-                      f"{', '.join(f'[`{r.name}`]({r.name}.md)' for r in rows if b.name in r.capped_by) or '—'} |"
-                      for b in pack.bounds]
+        index += _pack_section(pack, explained)
     pages["index.md"] = "\n".join(index) + "\n"
     return dict(sorted(pages.items()))

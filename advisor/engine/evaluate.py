@@ -11,13 +11,14 @@ import fnmatch
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from advisor import kinds
 from advisor.core.errors import AdvisorError, suggest
 from advisor.core.model import SEVERITIES, Bound, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.engine import budget
 from advisor.metrics.derive import hardware_env
 from advisor.packs.expr import annotated
 from advisor.packs.message import format_message, format_text
-from advisor.packs.model import RuleDef, RuleSet
+from advisor.packs.model import RuleDef, RuleSet, split_kind
 from advisor.packs.validate import param_problem
 
 
@@ -25,22 +26,30 @@ from advisor.packs.validate import param_problem
 class Selection:
     """Which rules run and with which parameters (--select, --ignore, --set, advisor.toml)."""
 
-    select: tuple[str, ...] = ()  # names, ids, aliases, categories, packs or globs; empty = all
+    # names, ids, aliases, categories, packs or globs, bare or KIND/…; empty = all
+    select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     params: Mapping[str, float] = field(default_factory=dict)  # "rule.param" -> value
 
     def resolve(self, ruleset: RuleSet) -> set[str]:
         """The names of the rules to run. A selected rule brings the rules it requires (it cannot
         fire without them); a pattern that matches no rule is an error, so a typo in CI cannot
-        silently switch a gate off."""
+        silently switch a gate off. A bare pattern is matched within the rule set's kind; KIND/PATTERN
+        only on a profile of that kind (on another kind's it matches nothing, and that is no error)."""
 
         def matching(pattern: str, option: str) -> set[str]:
-            found = {r.name for r in ruleset.rules
-                     if any(fnmatch.fnmatchcase(k, pattern) for k in (*r.keys, r.category, r.pack))}
-            if not found:
-                raise AdvisorError(option, f"'{pattern}' matches no rule, id, alias, category or pack "
-                                           "(see `advisor rules list`)")
-            return found
+            kind, bare = split_kind(pattern)
+            found = {r.name for r in ruleset.rules if _in_kind(ruleset, r, kind)
+                     and any(fnmatch.fnmatchcase(k, bare) for k in (*r.keys, r.category, r.pack))}
+            if found:
+                return found
+            if kind is not None and not any(fnmatch.fnmatchcase(k, kind) for k in kinds.names()):
+                raise AdvisorError(option, f"'{pattern}': no profile kind '{kind}' (installed: "
+                                           f"{', '.join(kinds.names())}){suggest(kind, kinds.names())}")
+            if kind is not None and ruleset.kind is not None and not fnmatch.fnmatchcase(ruleset.kind, kind):
+                return set()  # another kind's rule: checked when a profile of that kind is analysed
+            raise AdvisorError(option, f"'{pattern}' matches no rule, id, alias, category or pack "
+                                       "(see `advisor rules list`)")
 
         chosen = set().union(*(matching(p, "--select") for p in self.select)) if self.select else {
             r.name for r in ruleset.rules}
@@ -63,13 +72,23 @@ class EngineResult:
     bounds: tuple[Bound, ...] = ()
 
 
+def _in_kind(ruleset: RuleSet, rule: RuleDef, kind: str | None) -> bool:
+    """A rule is in the kind (a glob) a pattern names: always for a bare pattern, or a rule of every kind."""
+    named_in = ruleset.kinds_of(rule)
+    return kind is None or not named_in or any(fnmatch.fnmatchcase(k, kind) for k in named_in)
+
+
 def resolve_params(ruleset: RuleSet, overrides: Mapping[str, float]) -> dict[str, dict[str, float]]:
     """Each rule's params with the overrides applied; an override naming an unknown rule or param
-    is an error, so a typo never silently leaves a threshold unchanged."""
+    is an error, so a typo never silently leaves a threshold unchanged. `KIND/RULE.PARAM` for another
+    kind than the rule set's applies to that kind's profiles only."""
     params = {r.name: dict(r.params) for r in ruleset.rules}
     for key, value in overrides.items():
         rule_key, _, param = key.rpartition(".")
+        kind, _ = split_kind(rule_key)
         rule = ruleset.rule(rule_key)
+        if rule is None and kind in kinds.names() and ruleset.kind not in (None, kind):
+            continue  # another kind's rule: checked when a profile of that kind is analysed
         if rule is None:
             hint = suggest(rule_key, ruleset.names)
             raise AdvisorError("--set", f"{key}: no rule named '{rule_key}'{hint}")
@@ -130,6 +149,8 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     outcomes: list[RuleOutcome] = []
     not_applicable: list[NotApplicable] = []
     by_name = {r.name: r for r in ruleset.rules}
+    if len(by_name) < len(ruleset.rules):  # a catalogue whose kinds share names: a profile is of one kind
+        raise ValueError("rules of several kinds share names: evaluate one kind's rule set (RuleSet.for_kind)")
     chosen_names = selection.resolve(ruleset)
     chosen = [r for r in ruleset.rules if r.name in chosen_names]
     bounds = budget.bounds(ruleset.bounds, base_env, units)

@@ -39,6 +39,7 @@ def example_kind(ruleset: RuleSet, rule: RuleDef, example: Example) -> ProfileKi
 
 def run_example(ruleset: RuleSet, rule: RuleDef, example: Example) -> ExampleResult:
     kind = example_kind(ruleset, rule, example)
+    ruleset = ruleset.for_kind(kind.name) or ruleset  # a profile of that kind runs that kind's rules
     profile = Profile(source=SourceInfo(path=example.where, format="example", shape="example"),
                       values=dict(example.metrics), info={}, kind=kind.name)
     hw = hardware.resolve(kind, {}, example.hardware) if example.hardware else None

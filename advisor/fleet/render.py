@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,6 +57,24 @@ def offender_reports(store: Store, summary: FleetSummary, fmt: str, output: Path
     return links, files
 
 
+def current_rule_name() -> Callable[[str, str], str]:
+    """(kind, rule) -> the rule's current name in the built-in packs of that kind (stored rows keep the name
+    a rule had when the profile was analysed); a name no pack knows, or an unknown kind, stays as stored."""
+    from advisor.packs.load import load_packs
+
+    packs: dict[str, Any] = {}
+
+    def name(kind: str, rule: str) -> str:
+        if kind not in packs:
+            try:
+                packs[kind] = load_packs(kind=kind)
+            except AdvisorError:
+                packs[kind] = None
+        return (packs[kind].canonical(rule) if packs[kind] is not None else None) or rule
+
+    return name
+
+
 def render_fleet(store: Store, fmt: str, output: Path | None, page_size: str = "a4", noise: float = 0.02,
                  top: int = 10) -> Rendered:
     from advisor.fleet.overview_report import fleet_document
@@ -63,7 +82,7 @@ def render_fleet(store: Store, fmt: str, output: Path | None, page_size: str = "
     config = limits()
     profiles = store.profiles()
     summary = summarize(profiles, store.findings(profiles), store.units(), str(store.folder), store.analysis_path,
-                        noise=noise, top=top, config=config)
+                        noise=noise, top=top, config=config, renamed=current_rule_name())
     if fmt == "json":
         return Rendered(summary_json(summary).encode("utf-8"))
     if fmt == "pdf" or output is None:  # no place for report files: the stored analyses are named instead

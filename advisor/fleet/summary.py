@@ -349,10 +349,14 @@ def rules_by_hash(findings: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
 
 def summarize(profiles: pd.DataFrame, findings: pd.DataFrame, units: dict[str, str], store: str,
               analysis_path: Callable[[str], Path], noise: float = 0.02, top: int = 10,
-              config: dict[str, Any] | None = None) -> FleetSummary:
+              config: dict[str, Any] | None = None,
+              renamed: Callable[[str, str], str] | None = None) -> FleetSummary:
+    """`renamed(kind, rule)`: a rule's current name, so history across a rename (an alias) is one rule."""
     config = config or limits()
     rows = records(profiles)
     found = records(findings)
+    if renamed is not None:
+        found = [{**f, "rule": renamed(f["kind"] or UNKNOWN_KIND, f["rule"])} for f in found]
     metrics = headline_columns(profiles)
     counts = kind_counts(rows)
     causes = root_causes(found, counts)

@@ -56,3 +56,26 @@ def test_options_that_reach_only_the_profile_are_a_comparability_warning(tmp_pat
     warnings = json.loads(out.read_text())["warnings"]
     assert warnings[0] == ("--set applied to the profiles analysed now, not to baseline (saved analyses are used as "
                            "they were analysed): findings may differ because the rules did.")
+
+
+def test_an_ncu_analysis_saved_before_the_speed_of_light_rename_re_renders_and_compares(tmp_path):
+    """Issue 24: ncu's `compute-throughput-bound` is now `compute-bound` (the old name an alias). A saved analysis
+    naming the old rule everywhere (findings, outcomes, causes) reads under today's names: compare calls the
+    finding persisting, and the report's speed-of-light verdict and ncu verdict rows are those of today."""
+    from advisor.report.build import build_document
+    from advisor.report.markdown import render_markdown
+
+    sample = SAMPLES / "ncu_seed004" / "output.txt"
+    text = dumps(analyze(sample))
+    assert '"compute-bound"' in text and "compute-throughput-bound" not in text
+    baseline = tmp_path / "before-rename.json"
+    baseline.write_text(text.replace('"compute-bound"', '"compute-throughput-bound"')
+                        .replace('"memory-bound"', '"memory-throughput-bound"'))
+    before, after = load_analysis(baseline), analyze(sample)
+    assert [f.name for f in before.findings] == [f.name for f in after.findings]
+    assert {o.name for o in before.outcomes} == {o.name for o in after.outcomes}
+    statuses = {f.name: f.status for f in compare(before, after).findings}
+    assert statuses["compute-bound"] == "persisting" and "compute-throughput-bound" not in statuses
+    report = render_markdown(build_document(before))
+    assert report == render_markdown(build_document(after))
+    assert "compute-bound" in report and "throughput-bound" not in report

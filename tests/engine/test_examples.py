@@ -9,13 +9,14 @@ RULESET = load_packs()
 CASES = [(rule, ex) for rule in RULESET.rules for ex in rule.examples]
 
 
-@pytest.mark.parametrize(("rule", "example"), CASES, ids=[f"{r.name}-{i}" for i, (r, _) in enumerate(CASES)])
+@pytest.mark.parametrize(("rule", "example"), CASES,
+                         ids=[f"{RULESET.qualified(r)[0]}-{i}" for i, (r, _) in enumerate(CASES)])
 def test_example(rule, example):
     result = run_example(RULESET, rule, example)
     assert result.ok, f"{example.where}: expected {example.expect}, got {result.outcome} ({result.detail})"
 
 
-@pytest.mark.parametrize("rule", RULESET.rules, ids=lambda r: r.name)
+@pytest.mark.parametrize("rule", RULESET.rules, ids=lambda r: RULESET.qualified(r)[0])
 def test_every_rule_has_a_firing_and_a_passing_example(rule):
     expects = {ex.expect for ex in rule.examples}
     assert {"fire", "pass"} <= expects

@@ -59,7 +59,7 @@ def test_every_message_reads_as_a_sentence_with_each_value_missing(rule, field, 
     assert shown[:1].isupper() or shown[:1].isdigit(), shown
 
 
-@pytest.mark.parametrize("rule", RULESET.rules, ids=[r.name for r in RULESET.rules])
+@pytest.mark.parametrize("rule", RULESET.rules, ids=[RULESET.qualified(r)[0] for r in RULESET.rules])
 def test_every_message_keeps_every_value_when_all_are_known(rule):
     """Issue 23 "Templates": dropping clauses never touches a message whose values are all known."""
     units = _units(rule)

@@ -139,3 +139,22 @@ def test_unknown_time_stays_unavailable():
     rows = [profile("x", "h1", NAN), profile("x", "h2", NAN, path="/q")]
     s = _summary(rows, [])
     assert s.kinds[0].total_time is None and s.distributions == ()
+
+
+def test_history_across_a_rule_rename_is_one_rule():
+    """A store keeps the name a rule had when the profile was analysed: the ncu speed-of-light rule stored
+    as memory-throughput-bound in run 1 and memory-bound in run 2 persists; it is neither fixed nor new."""
+    from advisor.fleet.render import current_rule_name
+
+    runs = [profile("gemm", "g1", 0.010, kind="ncu", run=1, label="mon"),
+            profile("gemm", "g2", 0.012, kind="ncu", run=2, label="tue")]
+    findings = [finding(runs[0], "memory-throughput-bound"), finding(runs[1], "memory-bound")]
+    p, f = frames(runs, findings)
+    s = summarize(p, f, {"total_time": "s"}, "/s", lambda h: Path(f"/s/{h}.json"), renamed=current_rule_name())
+    (gemm,) = s.trends
+    assert gemm.fixed == () and gemm.new == ()
+    assert [(c.kind, c.rule) for c in s.root_causes] == [("ncu", "memory-bound")]
+    # without the mapping the same rows read as one rule fixed and another new
+    assert _summary(runs, findings).trends[0].new == ("memory-bound",)
+    assert current_rule_name()("ncu", "compute-throughput-bound") == "compute-bound"
+    assert current_rule_name()("nosuchkind", "x") == "x"

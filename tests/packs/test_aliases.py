@@ -38,7 +38,7 @@ CHILD = """
 
 
 def pack_text(rules: str) -> str:
-    return "pack: team\nversion: 1.0.0\nrules:" + rules
+    return "pack: team\nversion: 1.0.0\nkinds: [neuron]\nrules:" + rules
 
 
 @pytest.fixture
@@ -94,38 +94,38 @@ def test_set_accepts_an_alias(ruleset):
 
 def test_alias_in_another_pack_resolves(write):
     team = write("team.yaml", pack_text(RENAMED))
-    other = write("other.yaml", "pack: other\nversion: 1\nrules:" + CHILD.replace("T002", "X002"))
+    other = write("other.yaml", "pack: other\nversion: 1\nkinds: [neuron]\nrules:" + CHILD.replace("T002", "X002"))
     assert load_packs([team, other]).rule("budget-detail").requires == ("weight-budget",)
 
 
 def test_alias_of_another_rules_name_is_refused_with_both_lines(write):
     path, message = refused(write, RENAMED.replace("[reload-budget, OLD001]", "[memory-bound]"))
-    assert f"{path}:4: rule alias 'memory-bound' is already used at " in message
+    assert f"{path}:5: rule alias 'memory-bound' is already used at " in message
     assert "rules/neuron/rules.yaml:" in message and "as the name of rule 'memory-bound'" in message
 
 
 def test_name_that_is_another_rules_alias_is_refused(write):
     second = CHILD.replace("name: budget-detail", "name: reload-budget")
     path, message = refused(write, RENAMED + second)
-    assert message == f"{path}:16: rule name 'reload-budget' is already used at {path}:4 as the alias of rule " \
+    assert message == f"{path}:17: rule name 'reload-budget' is already used at {path}:5 as the alias of rule " \
                       "'weight-budget'"
 
 
 def test_the_same_alias_on_two_rules_is_refused(write):
     second = CHILD.replace("    requires:", "    aliases: [reload-budget]\n    requires:")
     path, message = refused(write, RENAMED + second)
-    assert f"{path}:16: rule alias 'reload-budget' is already used at {path}:4" in message
+    assert f"{path}:17: rule alias 'reload-budget' is already used at {path}:5" in message
 
 
 def test_alias_that_is_an_id_in_use_is_refused(write):
     path, message = refused(write, RENAMED.replace("[reload-budget, OLD001]", "[NRN006]"))
-    assert f"{path}:4: rule alias 'NRN006' is already used at " in message and "as the id of rule 'weight-reload'" \
+    assert f"{path}:5: rule alias 'NRN006' is already used at " in message and "as the id of rule 'weight-reload'" \
         in message
 
 
 def test_alias_that_is_the_rules_own_name_is_refused(write):
     path, message = refused(write, RENAMED.replace("[reload-budget, OLD001]", "[weight-budget]"))
-    assert message == f"{path}:4: rule alias 'weight-budget' is already used at {path}:4 as the name of rule " \
+    assert message == f"{path}:5: rule alias 'weight-budget' is already used at {path}:5 as the name of rule " \
                       "'weight-budget'"
 
 
@@ -142,7 +142,7 @@ def test_an_id_may_equal_its_own_rules_name(write):
 ])
 def test_malformed_aliases(write, aliases, expected):
     path, message = refused(write, RENAMED.replace("[reload-budget, OLD001]", aliases))
-    assert message == f"{path}:4: rule T001 (weight-budget): {expected}"
+    assert message == f"{path}:5: rule T001 (weight-budget): {expected}"
 
 
 def test_unknown_requirement_suggests_aliases_too(write):
@@ -154,16 +154,19 @@ def test_rules_show_by_alias_prints_the_aliases(write, capsys):
     path = write("team.yaml", pack_text(RENAMED))
     assert main(["rules", "show", "reload-budget", "--rules", str(path)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("T001 weight-budget: Weight reloads exceed the budget\n")
-    assert "  pack team · kinds all · severity high" in out
+    assert out.startswith("T001 neuron/weight-budget: Weight reloads exceed the budget\n")
+    assert "  pack team · kinds neuron · severity high" in out
     assert "  aliases: reload-budget, OLD001 (former names, still accepted)\n" in out
 
 
 def test_rule_docs_show_kinds_and_aliases(ruleset):
     pages = generate(ruleset)
-    page = pages["weight-budget.md"]
-    assert "Pack `team` · kinds all · severity **high** · category `team`" in page
+    page = pages["team/weight-budget.md"]
+    assert "Pack `team` · kinds `neuron` · severity **high** · category `team`" in page
     assert "Also accepted under its former names: `reload-budget`, `OLD001`" in page
-    assert "| T001 | [`weight-budget`](weight-budget.md) (formerly `reload-budget`, `OLD001`) |" in pages["index.md"]
-    assert "Pack `neuron` 1.0.0 (kinds: `neuron`):" in pages["index.md"]
-    assert "Pack `neuron` · kinds `neuron` · severity" in pages["memory-bound.md"]
+    assert "Requires (fires only after): [`weight-reload`](../neuron/weight-reload.md)" in page
+    assert ("| T001 | [`weight-budget`](team/weight-budget.md) (formerly `reload-budget`, `OLD001`) |"
+            in pages["index.md"])
+    assert "## Pack `neuron` 1.0.0\n\nKinds: `neuron`." in pages["index.md"]
+    assert "Pack `neuron` · kinds `neuron` · severity" in pages["neuron/memory-bound.md"]
+    assert "Pack `ncu` · kinds `ncu` · severity" in pages["ncu/memory-bound.md"]

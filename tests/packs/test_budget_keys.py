@@ -40,3 +40,35 @@ def test_a_claim_needs_an_estimate(write):
 def test_a_bound_is_an_expression_over_known_names(write):
     text = "pack: test\nversion: 1\nbounds:\n  - {name: b, title: B, recoverable: 1 - no_such_metric}\n"
     assert "no_such_metric" in refused(write, text)
+
+
+def test_bound_names_are_each_kinds_own(write):
+    """Issue 24: like rule names, bound names are unique among the packs of one kind only, and `capped_by`
+    names a bound of the kind it is loaded for (bare, or KIND/NAME)."""
+    ncu_bound = """pack: gpu
+version: 1
+kinds: [ncu]
+bounds:
+  - {name: idle_time, title: GPU idle, recoverable: 1 - compute_throughput_percent}
+rules:
+  - id: G001
+    name: gpu-rule
+    title: A test rule
+    severity: high
+    when: compute_throughput_percent > 0.5
+    message: Busy.
+    recommendation: Less.
+    estimated_speedup: 0.1
+    capped_by: [ncu/idle_time]
+"""
+    catalogue = load_packs([write("gpu.yaml", ncu_bound)])  # neuron's pack has an `idle_time` bound too
+    assert catalogue.rule("G001").capped_by == ("idle_time",)
+    assert [b.pack for b in catalogue.bounds if b.name == "idle_time"] == ["neuron", "gpu"]
+    assert [b.pack for b in load_packs([write("gpu.yaml", ncu_bound)], kind="ncu").bounds
+            if b.name == "idle_time"] == ["gpu"]
+
+    twice = ncu_bound.replace("kinds: [ncu]", "kinds: [neuron]").replace("capped_by: [ncu/idle_time]",
+                                                                          "capped_by: [idle_time]")
+    assert "bound 'idle_time' is already declared" in refused(write, twice)
+    other = ncu_bound.replace("capped_by: [ncu/idle_time]", "capped_by: [neuron/idle_time]")
+    assert "capped_by bound 'neuron/idle_time' is not of profile kind 'ncu'" in refused(write, other)

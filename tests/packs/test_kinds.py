@@ -138,7 +138,7 @@ def test_each_kind_loads_its_own_packs_and_hardware_names(gadget):
     assert [(p.name, p.kinds) for p in everything.packs] == [("ncu", ("ncu",)), ("neuron", ("neuron",)),
                                                              ("rbln", ("rbln",)), ("gadget-rules", ("gadget",))]
     assert {"hw_widget_rate", "hw_hbm_bandwidth"} <= set(everything.hardware_names)
-    assert everything.rule("widget-slow") and everything.rule("memory-bound")
+    assert everything.rule("widget-slow") and everything.rule("neuron/memory-bound")
 
     for_gadget = load_packs(kind="gadget")
     assert [p.name for p in for_gadget.packs] == ["gadget-rules"]
@@ -180,18 +180,46 @@ def test_requiring_a_rule_of_a_pack_left_out_says_why(gadget, write):
     text = pack("org", None, rule("ORG001", "org-rule").replace("    when:", "    requires: [memory-bound]\n    when:"))
     path = write("org.yaml", text)
     assert load_packs([path], kind="neuron").rule("org-rule").requires == ("memory-bound",)
+    assert load_packs([path], kind="ncu").rule("org-rule").requires == ("memory-bound",)  # ncu's own memory-bound
+    for kind in ("gadget", None):  # no kind: the pack is checked as each kind would load it
+        with pytest.raises(PackError) as info:
+            load_packs([path], kind=kind)
+        assert ("requires rule 'memory-bound' of packs ncu, neuron, which do not apply to profile kind 'gadget' "
+                "(a pack without `kinds:` applies to every kind: name the kinds it is for?)" in problems(info))
+    only_neuron = write("org.yaml", text.replace("requires: [memory-bound]", "requires: [neuron/memory-bound]"))
     with pytest.raises(PackError) as info:
-        load_packs([path], kind="gadget")
-    assert ("requires rule 'memory-bound' of pack neuron, which does not apply to profile kind 'gadget'"
-            in problems(info))
+        load_packs([only_neuron], kind="ncu")
+    assert "requires rule 'neuron/memory-bound' is not of profile kind 'ncu', which this pack applies to" in problems(
+        info)
 
 
-def test_names_stay_unique_across_every_kind(gadget, write):
+def test_names_are_each_kinds_own(gadget, write, capsys):
+    """Two kinds may each have a rule of one name; with no kind known the bare name is ambiguous."""
     path = write("org.yaml", pack("org", "[neuron]", rule("ORG001", "widget-slow")))
-    assert load_packs([path], kind="neuron").rule("widget-slow").pack == "org"  # the gadget pack is left out
-    with pytest.raises(PackError) as info:
-        load_packs([path])
-    assert "rule name 'widget-slow' is already used at" in problems(info)
+    assert load_packs([path], kind="neuron").rule("widget-slow").pack == "org"
+    assert load_packs([path], kind="gadget").rule("widget-slow").pack == "gadget-rules"
+    everything = load_packs([path])
+    assert everything.rule("neuron/widget-slow").pack == "org"
+    assert everything.rule("gadget/widget-slow").pack == "gadget-rules"
+    with pytest.raises(AdvisorError) as info:
+        everything.rule("widget-slow")
+    assert info.value.problem == ("ambiguous: rules of several profile kinds answer to it (gadget/widget-slow, "
+                                  "neuron/widget-slow); name one as KIND/NAME")
+    assert main(["rules", "show", "widget-slow", "--rules", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "advisor: error: widget-slow: ambiguous: rules of several profile kinds answer to it (gadget/widget-slow, "
+        "neuron/widget-slow); name one as KIND/NAME or give --kind\n")
+    assert main(["rules", "show", "widget-slow", "--kind", "neuron", "--rules", str(path)]) == 0
+    assert capsys.readouterr().out.startswith("ORG001 neuron/widget-slow: A test rule\n")
+
+
+def test_names_stay_unique_within_a_kind(gadget, write):
+    path = write("org.yaml", pack("org", "[gadget]", rule("ORG001", "widget-slow")))
+    for kind in ("gadget", None):
+        with pytest.raises(PackError) as info:
+            load_packs([path], kind=kind)
+        assert "rule name 'widget-slow' is already used at" in problems(info)
+    assert load_packs([path], kind="neuron").rule("widget-slow") is None  # both packs are left out
 
 
 def test_examples_run_as_profiles_of_their_pack_kind(gadget):
@@ -199,8 +227,10 @@ def test_examples_run_as_profiles_of_their_pack_kind(gadget):
     rule_def = ruleset.rule("widget-slow")
     fire, passing = rule_def.examples
     assert example_kind(ruleset, rule_def, fire).name == "gadget"
-    assert example_kind(ruleset, ruleset.rule("memory-bound"), ruleset.rule("memory-bound").examples[0]).name == (
-        "neuron")
+    neuron_rule = ruleset.rule("neuron/memory-bound")
+    assert example_kind(ruleset, neuron_rule, neuron_rule.examples[0]).name == "neuron"
+    ncu_rule = ruleset.rule("ncu/memory-bound")
+    assert run_example(ruleset, ncu_rule, ncu_rule.examples[0]).outcome == "fired"  # run with ncu's rules
     assert run_example(ruleset, rule_def, fire).outcome == "fired"
     assert run_example(ruleset, rule_def, passing).outcome == "passed"
 

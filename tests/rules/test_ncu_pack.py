@@ -95,8 +95,8 @@ def test_seed_findings_match_nsight_compute():
     assert registers.speedup_scope == "local"  # IssueSlotUtilization stayed silent at 0.74 issue per cycle
     assert registers.root_cause
     assert "4 blocks of 128 threads per SM" in registers.message
-    assert outcome(result, "compute-throughput-bound") == "fired"  # "Compute is more heavily utilized than Memory"
-    for quiet in ("memory-throughput-bound", "tail-effect", "achieved-occupancy-gap", "issue-slots-underused",
+    assert outcome(result, "compute-bound") == "fired"  # "Compute is more heavily utilized than Memory"
+    for quiet in ("memory-bound", "tail-effect", "achieved-occupancy-gap", "issue-slots-underused",
                   "latency-bound", "small-grid", "occupancy-limited-by-shared-memory",
                   "occupancy-limited-by-block-size"):
         assert outcome(result, quiet) == "passed", quiet

@@ -68,12 +68,12 @@ def test_rules_docs_keeps_a_users_file_and_removes_only_its_own_stale_pages(tmp_
     assert main(["rules", "docs", str(folder)]) == 0
     assert (folder / "NOTES.md").read_text() == "my notes\n"
     assert "left 1 file advisor did not write as it was: NOTES.md" in capsys.readouterr().err
-    pages = {p.name for p in folder.glob("*.md")} - {"NOTES.md"}
-    assert "weight-reload.md" in pages and (folder / MANIFEST).is_file()
+    pages = {p.relative_to(folder).as_posix() for p in folder.rglob("*.md")} - {"NOTES.md"}
+    assert "neuron/weight-reload.md" in pages and (folder / MANIFEST).is_file()
     # a page advisor wrote and no rule has any more goes; one the user edited since is theirs now: kept
     manifest = (folder / MANIFEST).read_text()
-    (folder / MANIFEST).write_text(manifest.replace('"weight-reload.md"', '"gone-rule.md"', 1))
-    (folder / "gone-rule.md").write_bytes((folder / "weight-reload.md").read_bytes())
+    (folder / MANIFEST).write_text(manifest.replace('"neuron/weight-reload.md"', '"gone-rule.md"', 1))
+    (folder / "gone-rule.md").write_bytes((folder / "neuron" / "weight-reload.md").read_bytes())
     assert main(["rules", "docs", str(folder)]) == 0
     assert not (folder / "gone-rule.md").exists() and (folder / "NOTES.md").exists()
 

@@ -29,8 +29,8 @@ def test_seed_004_gives_the_occupancy_finding_with_ncus_local_speedup_and_the_co
     occupancy = finding(analysis, "occupancy-limited-by-registers")
     assert occupancy.estimated_speedup == pytest.approx(2 / 3, abs=1e-4)  # 1 − 4/12 warps per scheduler
     assert occupancy.speedup_scope == "local"  # issue slots are busy (0.74), so ncu's estimate stays local
-    assert "compute-throughput-bound" in {f.name for f in analysis.findings}
-    assert "memory-throughput-bound" not in {f.name for f in analysis.findings}
+    assert "compute-bound" in {f.name for f in analysis.findings}
+    assert "memory-bound" not in {f.name for f in analysis.findings}
     assert analysis.value("theoretical_occupancy_percent") == pytest.approx(1 / 3, abs=1e-4)
     assert analysis.value("waves_per_sm") == pytest.approx(85.84, abs=0.01)
 
@@ -45,7 +45,7 @@ def test_seed_004_verdicts_pair_every_ncu_result_and_agree_on_the_occupancy_esti
     assert occupancy.status in (SAME, "advisor adds a root cause")
     assert "Estimates agree: ncu 66.67 % local, advisor 66.67 % local" in occupancy.note
     sol = next(r for r in rows if r.vendor and r.vendor.rule == "SOLBottleneck")
-    assert [f.name for f in sol.ours] == ["compute-throughput-bound"]
+    assert [f.name for f in sol.ours] == ["compute-bound"]
     shown = {f.name for r in rows for f in r.ours}
     assert shown >= {f.name for f in analysis.findings}  # every advisor finding has a row
     assert all(r.vendor is None for r in rows if r.status == ADVISOR_ONLY)

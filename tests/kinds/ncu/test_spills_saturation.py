@@ -86,7 +86,7 @@ def test_spilling_sgemm_blames_local_memory_and_scales_the_uncoalesced_estimate(
     assert spills.bound == "compute_busy"
     assert finding(result, "uncoalesced-global-access").estimated_speedup == pytest.approx(0.88225 * 0.8 * 0.018)
     assert outcome(result, "uncoalesced-memory-traffic") == "passed"
-    assert_symptoms_below_their_causes(result, (*STALLS, "memory-throughput-bound", "l2-bound", "memory-saturated"))
+    assert_symptoms_below_their_causes(result, (*STALLS, "memory-bound", "l2-bound", "memory-saturated"))
     assert result.findings[0].name == "local-memory-spills"
 
 

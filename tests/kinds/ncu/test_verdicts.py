@@ -311,9 +311,9 @@ def test_estimates_of_different_scopes_never_agree_and_explainers_include_requir
     assert _same_size(empty, vendor, (ours,), 0.01).startswith("Estimates differ")
     same = VendorFinding(**{**vendor.__dict__, "speedup_scope": "global"})
     assert _same_size(empty, same, (ours,), 0.01).startswith("Estimates agree")
-    symptom = finding("memory-throughput-bound")
-    child = finding("dram-bound", because=("memory-throughput-bound",))
-    other = finding("uncoalesced-memory-traffic", explains=("memory-throughput-bound",))
+    symptom = finding("memory-bound")
+    child = finding("dram-bound", because=("memory-bound",))
+    other = finding("uncoalesced-memory-traffic", explains=("memory-bound",))
     analysis = Analysis(advisor_version="", source=SourceInfo("x", "csv", ""), info={}, hardware=None, metrics={},
                         findings=(symptom, child, other), kind="ncu")
-    assert sorted(_explainers(analysis, "memory-throughput-bound")) == ["dram-bound", "uncoalesced-memory-traffic"]
+    assert sorted(_explainers(analysis, "memory-bound")) == ["dram-bound", "uncoalesced-memory-traffic"]

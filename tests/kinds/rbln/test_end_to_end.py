@@ -171,4 +171,4 @@ def test_the_rbln_users_page_lists_every_rule_of_the_pack():
 
     page = (ROOT / "docs" / "rbln.md").read_text()
     for rule in load_packs(kind="rbln").rules:
-        assert f"[`{rule.name}`](rules/{rule.name}.md)" in page and rule.id in page
+        assert f"[`{rule.name}`](rules/rbln/{rule.name}.md)" in page and rule.id in page
