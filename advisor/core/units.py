@@ -3,12 +3,16 @@
 Byte sizes in binary units (KiB, MiB, GiB) as summary-text prints them; rates in decimal GB/s and
 TFLOP/s, the way hardware peaks are quoted (410 GB/s, 91.75 TFLOP/s); times in s/ms/µs/ns;
 fractions as percents. An unavailable value is shown as "unavailable", never as 0.
+
+The generic units live here; a kind adds its own counted units (warps, SMs) as data, so core names no
+profiler's quantities.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 UNAVAILABLE = "unavailable"
 
@@ -133,7 +137,10 @@ def ratio(value: float | None, suffix: str = "") -> str:
 
 
 def speedup(value: float | None) -> str:
-    return UNAVAILABLE if not _usable(value) else f"{_sig(value, 3)}×"
+    if not _usable(value):
+        return UNAVAILABLE
+    assert value is not None
+    return f"{_sig(value, 3)}×"
 
 
 def _counted(word: str) -> Callable[[float | None], str]:
@@ -141,11 +148,9 @@ def _counted(word: str) -> Callable[[float | None], str]:
     return lambda v: count(v) + (f" {word}" if _usable(v) else "")
 
 
-_cycles = _counted("cycles")
-
-
-# The units a metric, input, param or hardware figure may have (machine units), each with how a
-# report shows it. Packs are validated against this table and the pack schema lists it.
+# The generic units a metric, input, param or hardware figure may have (machine units), each with how
+# a report shows it. A kind adds its own counted units (Nsight Compute's warps, SMs) in its
+# data/conventions.yaml `units:`; `Units` below holds both for validating a kind's packs.
 UNITS: dict[str, Callable[[float | None], str]] = {
     "s": seconds,
     "bytes": bytes_,
@@ -156,24 +161,43 @@ UNITS: dict[str, Callable[[float | None], str]] = {
     "fraction": percent,
     "ratio": lambda v: ratio(v, "×"),
     "count": count,
-    "cycles": _cycles,
+    "cycles": _counted("cycles"),
     "Hz": lambda v: rate(v, "Hz").replace("FLOP/s", "Hz"),
-    # GPU launch and scheduler quantities (Nsight Compute)
-    "warps": _counted("warps"),
-    "blocks": _counted("blocks"),
-    "registers": _counted("registers"),
-    "threads": _counted("threads"),
-    "inst": _counted("inst"),
-    "inst/cycle": _counted("inst/cycle"),
-    "SMs": _counted("SMs"),
-    "sectors": _counted("sectors"),
-    "waves": _counted("waves"),
     "": ratio,
 }
 # Units whose thresholds are shown in the unit, not as the bare number a pack writes (0.5 -> 50.00 %).
 SHOWN_IN_UNIT = frozenset({"fraction", "bytes", "s", "bytes/s", "FLOP/s"})
+# How a unit a kind adds may be shown: "counted" is the count followed by the unit (1,024 warps, 2.5 waves).
+DISPLAYS = ("counted",)
+
+
+@dataclass(frozen=True)
+class Units:
+    """The units values may have: the generic ones, and those some kinds add (unit -> display, one of
+    DISPLAYS). A unit is shown the same wherever it appears, whether the kind is known there or not."""
+
+    added: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for unit, display in self.added.items():
+            if unit in UNITS:
+                raise ValueError(f"unit {unit!r} is a generic unit already; a kind may only add new ones")
+            if display not in DISPLAYS:
+                raise ValueError(f"unit {unit!r}: display {display!r} is not one of {', '.join(DISPLAYS)}")
+
+    def names(self) -> tuple[str, ...]:
+        """Every unit, the generic ones first and "" (a bare number) last, as the pack schema lists them."""
+        return (*(u for u in UNITS if u), *self.added, "")
+
+    def __contains__(self, unit: object) -> bool:
+        return isinstance(unit, str) and (unit in UNITS or unit in self.added)
+
+    def merged(self, other: Units) -> Units:
+        return Units({**self.added, **other.added})
 
 
 def value(v: float | None, unit: str) -> str:
-    """Any metric value by its unit."""
-    return UNITS.get(unit, ratio)(v)
+    """Any metric value by its unit. Any other unit (one a kind adds: each is counted) is shown as the count
+    followed by the unit, so a value keeps its unit also where its kind is not known (a fleet's tables)."""
+    shown = UNITS.get(unit)
+    return shown(v) if shown is not None else _counted(unit)(v)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import fnmatch
 import json
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from advisor.core.errors import AdvisorError
 from advisor.core.numbers import as_number, number_or_reason
+from advisor.core.units import Units
 from advisor.kinds.base import ProfileKind
 
 
@@ -37,6 +39,7 @@ class Conventions:
     # a JSON is this kind's only with a key matching one of these: fields no other profiler writes (total_time is
     # anyone's); empty = the profile patterns
     identifying_patterns: tuple[str, ...] = ()
+    units: Units = field(default_factory=Units)  # the generic units and the counted ones this kind adds (its `units:`)
 
     def fixed_unit(self, vendor: str) -> str | None:
         return next((unit for pattern, unit in self.unit_fixes if fnmatch.fnmatchcase(vendor, pattern)), None)
@@ -76,7 +79,25 @@ def conventions(kind: ProfileKind) -> Conventions:
         unbounded_percent=frozenset(data.get("unbounded_percent_fields") or ()),
         unit_fixes=tuple((str(k), str(v)) for k, v in (data.get("unit_fixes") or {}).items()),
         identifying_patterns=tuple(data.get("identifying_field_patterns") or ()),
+        units=_units(kind, data.get("units", {})),
     )
+
+
+def _units(kind: ProfileKind, added: object) -> Units:
+    try:
+        if not isinstance(added, Mapping):
+            raise ValueError("`units:` must map each unit the kind adds to how it is shown")
+        return Units({str(unit): str(display) for unit, display in added.items()})
+    except ValueError as exc:
+        raise AdvisorError(str(kind.folder / "conventions.yaml"), f"profile kind '{kind.name}': {exc}") from None
+
+
+def units_of(chosen: Iterable[ProfileKind]) -> Units:
+    """The units values of these kinds may have: the generic ones and the ones each kind adds."""
+    merged = Units()
+    for kind in chosen:
+        merged = merged.merged(conventions(kind).units)
+    return merged
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ from typing import Any
 
 from advisor import kinds
 from advisor.core.errors import suggest
-from advisor.kinds.conventions import conventions
-from advisor.packs.model import InputDef, Pack, PackError, RuleDef, RuleSet, applies
+from advisor.core.units import Units
+from advisor.kinds.conventions import conventions, units_of
+from advisor.packs.model import InputDef, Pack, PackError, RuleDef, RuleSet, applies, catalogue
 from advisor.packs.names import Declaration, metric_cycles, shadowing
 from advisor.packs.read import RawFile, builtin_pack_paths, read_packs
 from advisor.packs.validate import (
@@ -59,11 +60,30 @@ def hardware_names(kind: str | None = None) -> tuple[str, ...]:
 
 
 def load_rulesets(paths: Sequence[Path], kind: str | None = None) -> RuleSet:
-    """Load the packs in `paths` that apply to `kind` (None: every pack), validate them together and
-    order their rules by `requires`. Packs for other kinds are left out before their items are checked."""
+    """Load the packs in `paths` that apply to `kind`, validate them together and order their rules by
+    `requires`. Packs for other kinds are left out before their items are checked. With no kind, the
+    packs are loaded for each installed kind in turn, as a profile of that kind would load them (names,
+    ids, aliases and bounds are each kind's own), and every problem of any kind is listed."""
     hw = hardware_names(kind)  # first: an unknown kind is a one-line error
+    groups = read_packs(paths)
+    if kind is not None:
+        return _load_for(groups, kind, hw)
+    per_kind: dict[str, RuleSet] = {}
+    problems: dict[str, None] = {}  # a problem of a pack for several kinds is listed once
+    for name in kinds.names():
+        try:
+            per_kind[name] = _load_for(groups, name, hardware_names(name))
+        except PackError as exc:
+            problems.update(dict.fromkeys(exc.problems))
+    if problems:
+        raise PackError(list(problems))
+    return catalogue(per_kind, [str(path) for path, _ in groups], hw)
+
+
+def _load_for(groups: list[tuple[Path, list[RawFile]]], kind: str, hw: tuple[str, ...]) -> RuleSet:
+    """The packs that apply to one kind, checked against its names and each other."""
     check = Checker()
-    headers = _headers(check, read_packs(paths), kinds.names())
+    headers = _headers(check, groups, kinds.names())
     kept = [h for h in headers if applies(h.kinds, kind)]
     left_out = [h for h in headers if not applies(h.kinds, kind)]
     declared = _declare(check, kept, hw, kind)
@@ -71,7 +91,7 @@ def load_rulesets(paths: Sequence[Path], kind: str | None = None) -> RuleSet:
     _check_names(check, kept, left_out)
     if check.problems:
         raise PackError(check.problems)
-    unscoped = _for_every_kind(declared, left_out) if kind is not None else declared
+    unscoped = _for_every_kind(declared, left_out)
     packs = [_pack(check, header, declared if header.kinds else unscoped) for header in kept]
     ruleset = _ruleset(packs, hw, kind)
     for problem in metric_cycles(ruleset.metrics, ruleset.inputs):
@@ -204,14 +224,12 @@ def _for_every_kind(declared: Declared, left_out: list[_Header]) -> Declared:
 
 
 def _check_section(check: Checker, f: RawFile, section: str) -> None:
-    """A section must be a list of mappings; one that is not is reported and emptied."""
+    """A section must be a list of mappings; one that is not is reported and read as empty (`_entries`)."""
     items = f.data.get(section) or []
     if not isinstance(items, list):
         check.add(str(f.path), f"'{section}' must be a list")
-        f.data[section] = []
     elif section == "rules" and len(items) > MAX_RULES:
         check.add(str(f.path), f"{len(items)} rules; the limit is {MAX_RULES}")
-        f.data[section] = []
     else:
         for i, item in enumerate(items):
             if not isinstance(item, dict):
@@ -219,8 +237,12 @@ def _check_section(check: Checker, f: RawFile, section: str) -> None:
 
 
 def _entries(f: RawFile, section: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The mappings of a section; none of a section `_check_section` refuses (files are read once and
+    checked once per kind, so they are never changed)."""
     items = f.data.get(section) or []
-    return ((i, item) for i, item in enumerate(items if isinstance(items, list) else []) if isinstance(item, dict))
+    if not isinstance(items, list) or (section == "rules" and len(items) > MAX_RULES):
+        items = []
+    return ((i, item) for i, item in enumerate(items) if isinstance(item, dict))
 
 
 def _declare_item(check: Checker, declared: Declared, where: str, section: str, item: dict[str, Any]) -> None:
@@ -258,16 +280,17 @@ def _register(check: Checker, declared: Declared, new: RuleKey, key: str) -> Non
     check.add(new.where, f"rule {new.what} '{key}' is already used at {old.where}{taken}")
 
 
-def _rule_keys_of(headers: list[_Header]) -> dict[str, str]:
-    """Rule names, ids and aliases of packs left out, so a reference to one says why it is unknown."""
-    found: dict[str, str] = {}
+def _rule_keys_of(headers: list[_Header]) -> dict[str, list[str]]:
+    """Rule names, ids and aliases of packs left out (each kind's own), so a reference to one says why it is
+    unknown."""
+    found: dict[str, list[str]] = {}
     for header in headers:
         for f in header.files:
             for _, item in _entries(f, "rules"):
                 aliases = item.get("aliases")
                 for key in (item.get("name"), item.get("id"), *(aliases if isinstance(aliases, list) else ())):
-                    if isinstance(key, str):
-                        found.setdefault(key, header.name)
+                    if isinstance(key, str) and header.name not in found.setdefault(key, []):
+                        found[key].append(header.name)
     return found
 
 
@@ -276,21 +299,29 @@ def _rule_keys_of(headers: list[_Header]) -> dict[str, str]:
 
 def _pack(check: Checker, header: _Header, declared: Declared) -> Pack:
     inputs, metrics, bounds, rules = [], [], [], []
+    units = pack_units(header.kinds)
     for f in header.files:
         for i, item in _entries(f, "inputs"):
-            inputs.append(input_def(check, f.where("inputs", i), item, header.name))
+            inputs.append(input_def(check, f.where("inputs", i), item, header.name, units))
         for i, item in _entries(f, "metrics"):
-            metrics.append(metric_def(check, f.where("metrics", i), item, header.name, declared.names))
+            metrics.append(metric_def(check, f.where("metrics", i), item, header.name, declared.names, units))
         for i, item in _entries(f, "bounds"):
             bounds.append(bound_def(check, f.where("bounds", i), item, header.name, declared.names))
         for i, item in _entries(f, "rules"):
-            rules.append(rule_def(check, f.where("rules", i), item, header.name, declared))
+            rules.append(rule_def(check, f.where("rules", i), item, header.name, declared, header.kinds))
     return Pack(name=header.name, version=header.version, description=header.description, path=str(header.path),
                 inputs=tuple(i for i in inputs if i), metrics=tuple(m for m in metrics if m),
                 rules=tuple(r for r in rules if r), kinds=header.kinds, bounds=tuple(b for b in bounds if b))
 
 
-def _ruleset(packs: list[Pack], hw: tuple[str, ...], kind: str | None) -> RuleSet:
+def pack_units(kind_names: Sequence[str]) -> Units:
+    """The units a pack's inputs and metrics may have: the generic ones and those its kinds add (every
+    kind's for a pack without `kinds:`, as it may read every kind's names)."""
+    known = kinds.available()
+    return units_of([k for k in known if k.name in kind_names] if kind_names else known)
+
+
+def _ruleset(packs: list[Pack], hw: tuple[str, ...], kind: str) -> RuleSet:
     inputs: dict[str, InputDef] = {}
     for pack in packs:
         for item in pack.inputs:

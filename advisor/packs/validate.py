@@ -17,10 +17,10 @@ from typing import Any
 from advisor.core.errors import suggest
 from advisor.core.model import SEVERITIES
 from advisor.core.numbers import as_number
-from advisor.core.units import UNITS
+from advisor.core.units import Units
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.packs.message import check_template, text_placeholders
-from advisor.packs.model import BoundDef, Example, InputDef, MetricDef, RuleDef
+from advisor.packs.model import BoundDef, Example, InputDef, MetricDef, RuleDef, split_kind
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
 SPEEDUP_SCOPES = ("global", "local")
@@ -54,10 +54,15 @@ class Declared:
 
     names: set[str] = field(default_factory=set)  # inputs, metrics and hardware figures
     units: dict[str, str] = field(default_factory=dict)  # so a threshold param can borrow its metric's unit
-    rules: dict[str, RuleKey] = field(default_factory=dict)  # every name, id and alias
-    bounds: set[str] = field(default_factory=set)  # the time budget's bound names
-    elsewhere: dict[str, str] = field(default_factory=dict)  # rule names of packs left out -> their pack
-    kind: str | None = None
+    rules: dict[str, RuleKey] = field(default_factory=dict)  # every name, id and alias of this kind's rules
+    bounds: set[str] = field(default_factory=set)  # the time budget's bound names, this kind's
+    elsewhere: dict[str, list[str]] = field(default_factory=dict)  # rule keys of packs left out -> those packs
+    kind: str | None = None  # the kind the packs are checked for: names are resolved in its namespace
+
+    def own(self, ref: str) -> str | None:
+        """A reference as a bare name of this kind: `ref`, or `KIND/ref` for this kind; None for another's."""
+        kind, bare = split_kind(ref)
+        return bare if kind is None or kind == self.kind else None
 
 
 class Checker:
@@ -126,24 +131,26 @@ def _placeholders(check: Checker, where: str, message: str, known: set[str]) -> 
     return tuple(template.placeholders)
 
 
-def _named(check: Checker, where: str, item: dict[str, Any], what: str) -> tuple[str, str, str | None] | None:
-    """The name, unit and direction of goodness an input or a metric declares."""
+def _named(check: Checker, where: str, item: dict[str, Any], what: str,
+           units: Units) -> tuple[str, str, str | None] | None:
+    """The name, unit (one of the pack's kinds' units) and direction of goodness an input or a metric declares."""
     name = item.get("name")
     if not isinstance(name, str) or not IDENT.match(name):
         check.add(where, f"{what} name {name!r} must be a snake_case identifier")
         return None
     unit = item.get("unit", "")
-    if unit not in UNITS:
-        check.add(where, f"{what} '{name}': unknown unit {unit!r}; use one of {', '.join(u for u in UNITS if u)}")
+    if unit not in units:
+        known = ", ".join(u for u in units.names() if u)
+        check.add(where, f"{what} '{name}': unknown unit {unit!r}; use one of {known}")
     better = item.get("better")
     if better not in (None, "higher", "lower"):
         check.add(where, f"{what} '{name}': 'better' must be higher or lower, not {better!r}")
     return name, str(unit), better
 
 
-def input_def(check: Checker, where: str, item: dict[str, Any], pack: str) -> InputDef | None:
+def input_def(check: Checker, where: str, item: dict[str, Any], pack: str, units: Units) -> InputDef | None:
     check.keys(where, item, _INPUT_KEYS, ("name",))
-    named = _named(check, where, item, "input")
+    named = _named(check, where, item, "input", units)
     if named is None:
         return None
     name, unit, better = named
@@ -151,9 +158,10 @@ def input_def(check: Checker, where: str, item: dict[str, Any], pack: str) -> In
                     better=better)
 
 
-def metric_def(check: Checker, where: str, item: dict[str, Any], pack: str, known: set[str]) -> MetricDef | None:
+def metric_def(check: Checker, where: str, item: dict[str, Any], pack: str, known: set[str],
+               units: Units) -> MetricDef | None:
     check.keys(where, item, _METRIC_KEYS, ("name", "expr", "unit"))
-    named = _named(check, where, item, "metric")
+    named = _named(check, where, item, "metric", units)
     if named is None:
         return None
     name, unit, better = named
@@ -182,10 +190,15 @@ def bound_def(check: Checker, where: str, item: dict[str, Any], pack: str, known
 def _budget(check: Checker, where: str, item: dict[str, Any], declared: Declared,
             speedup: Expression | None) -> tuple[tuple[str, ...], str, bool]:
     """`capped_by`, `claims` and `catch_all`: a rule's place in the time budget."""
-    capped_by = check.text_list(where, item, "capped_by", "bound names") or []
-    for name in capped_by:
-        if name not in declared.bounds:
+    capped_by = []
+    for ref in check.text_list(where, item, "capped_by", "bound names") or []:
+        name = declared.own(ref)
+        if name is None:
+            check.add(where, f"capped_by bound '{ref}' is not of profile kind '{declared.kind}', which this pack "
+                             "applies to")
+        elif name not in declared.bounds:
             check.add(where, f"capped_by unknown bound '{name}'{suggest(name, declared.bounds)}")
+        capped_by.append(name or ref)
     claims = item.get("claims", "")
     if not isinstance(claims, str) or (claims and not NAME.match(claims)):
         check.add(where, f"claims {claims!r} must be a kebab-case name of a piece of time (e.g. repeated-loads)")
@@ -224,7 +237,9 @@ def param_units(when: Expression, params: dict[str, float], units: dict[str, str
     return found
 
 
-def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declared: Declared) -> RuleDef | None:
+def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declared: Declared,
+             kinds: tuple[str, ...] = ()) -> RuleDef | None:
+    """One rule of a pack for `kinds` (empty: every kind); its references are resolved in `declared.kind`."""
     check.keys(where, item, _RULE_KEYS, ("id", "name", "title", "severity", "when", "message", "recommendation"))
     rid, name = str(item.get("id", "")), item.get("name")
     if not isinstance(name, str) or not NAME.match(name):
@@ -237,9 +252,9 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     if severity not in SEVERITIES:
         check.add(where, f"severity {severity!r} must be one of {', '.join(SEVERITIES)}")
     aliases = _aliases(check, where, item)
-    requires = _rule_refs(check, where, item, "requires", declared)
-    explains = _rule_refs(check, where, item, "explains", declared)
-    global_with = _rule_refs(check, where, item, "global_with", declared)
+    requires = _rule_refs(check, where, item, "requires", declared, kinds)
+    explains = _rule_refs(check, where, item, "explains", declared, kinds)
+    global_with = _rule_refs(check, where, item, "global_with", declared, kinds)
     scope = item.get("speedup_scope", "global")
     if scope not in SPEEDUP_SCOPES:
         check.add(where, f"speedup_scope {scope!r} must be one of {', '.join(SPEEDUP_SCOPES)}")
@@ -279,7 +294,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
         references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
         aliases=aliases, speedup_scope=str(scope), global_with=global_with, capped_by=capped_by, claims=claims,
-        catch_all=catch_all,
+        catch_all=catch_all, kinds=kinds,
     )
 
 
@@ -293,19 +308,29 @@ def _aliases(check: Checker, where: str, item: dict[str, Any]) -> tuple[str, ...
     return tuple(dict.fromkeys(aliases))
 
 
-def _rule_refs(check: Checker, where: str, item: dict[str, Any], key: str, declared: Declared) -> tuple[str, ...]:
-    """`requires` or `explains`: rule names (or ids, or aliases), resolved to current names."""
+def _rule_refs(check: Checker, where: str, item: dict[str, Any], key: str, declared: Declared,
+               kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """`requires`, `explains` or `global_with`: rule names (or ids, or aliases; bare, or KIND/NAME), resolved
+    to current names of the kind the pack is checked for."""
     refs = check.text_list(where, item, key, "rule names")
     if refs is None:
         return ()
+    # a pack without `kinds:` is loaded for every kind, so a rule of one kind is missing for the others
+    hint = ("a pack without `kinds:` applies to every kind: name the kinds it is for?" if not kinds else
+            "list it in this pack's `kinds:` too?")
     out = []
     for ref in refs:
-        found = declared.rules.get(ref)
+        bare = declared.own(ref)
+        found = declared.rules.get(bare) if bare is not None else None
         if found is not None:
             out.append(found.name)
-        elif ref in declared.elsewhere:
-            check.add(where, f"{key} rule '{ref}' of pack {declared.elsewhere[ref]}, which does not apply to "
-                             f"profile kind '{declared.kind}' (list it in this pack's `kinds:` too?)")
+        elif bare is None:
+            check.add(where, f"{key} rule '{ref}' is not of profile kind '{declared.kind}', which this pack applies "
+                             f"to ({hint})")
+        elif bare in declared.elsewhere:
+            packs = declared.elsewhere[bare]
+            which = f"pack {packs[0]}, which does not" if len(packs) == 1 else f"packs {', '.join(packs)}, which do not"
+            check.add(where, f"{key} rule '{ref}' of {which} apply to profile kind '{declared.kind}' ({hint})")
         else:
             known = [k for k, v in declared.rules.items() if v.what != "id"]
             check.add(where, f"{key} unknown rule '{ref}'{suggest(ref, known)}")

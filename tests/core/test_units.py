@@ -27,6 +27,10 @@ from advisor.core import units as fmt
         (12.02, "ratio", "12.02×"),
         (403039, "count", "403,039"),
         (299331264, "cycles", "299,331,264 cycles"),
+        # a unit a kind adds (Nsight Compute's, in its conventions.yaml) is counted, with its name
+        (1024, "warps", "1,024 warps"),
+        (2.5, "waves", "2.5 waves"),
+        (1.5234, "inst/cycle", "1.523 inst/cycle"),
     ],
 )
 def test_values_carry_units(value, unit, shown):
@@ -34,7 +38,7 @@ def test_values_carry_units(value, unit, shown):
 
 
 @pytest.mark.parametrize("bad", [None, math.nan, math.inf])
-@pytest.mark.parametrize("unit", ["fraction", "bytes", "s", "bytes/s", "FLOP", "FLOP/B", "ratio", "count", ""])
+@pytest.mark.parametrize("unit", ["fraction", "bytes", "s", "bytes/s", "FLOP", "FLOP/B", "ratio", "count", "", "warps"])
 def test_unavailable_is_never_zero(bad, unit):
     assert fmt.value(bad, unit) == "unavailable"
 
@@ -59,3 +63,16 @@ def test_chart_axis_units():
     assert fmt.axis("bytes", [3 * 2**20]) == (2**20, "MiB")
     assert fmt.axis("bytes", [512]) == (1.0, "B")
     assert fmt.axis("count", []) == (1.0, "count")
+
+
+def test_units_a_kind_adds():
+    """The generic units, and counted ones a kind adds as data; a kind may not redefine a generic unit."""
+    gpu = fmt.Units({"warps": "counted", "SMs": "counted"})
+    assert "warps" in gpu and "s" in gpu and "" in gpu
+    assert "warps" not in fmt.Units() and ["s"] not in gpu
+    assert gpu.names()[-3:] == ("warps", "SMs", "")
+    assert fmt.Units().merged(gpu).names() == gpu.names()
+    with pytest.raises(ValueError, match="generic unit already"):
+        fmt.Units({"s": "counted"})
+    with pytest.raises(ValueError, match="display 'percent' is not one of counted"):
+        fmt.Units({"warps": "percent"})

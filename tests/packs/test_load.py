@@ -10,8 +10,7 @@ import yaml
 from tests_support import ROOT
 
 from advisor.core.errors import AdvisorError
-from advisor.core.units import UNITS
-from advisor.packs.load import load_packs
+from advisor.packs.load import load_packs, pack_units
 from advisor.packs.model import PackError
 from advisor.packs.read import builtin_pack_paths
 
@@ -69,10 +68,11 @@ def _schema() -> dict:
 
 
 def test_schema_units_are_the_unit_registry():
-    """The schema's unit enums list exactly the units the loader accepts (core/units.py)."""
+    """The schema's unit enums list exactly the units the loader accepts in a pack for every kind: the generic
+    ones (core/units.py) and those each kind adds (its data/conventions.yaml `units:`)."""
     schema = _schema()
     for section in ("inputs", "metrics"):
-        assert schema["properties"][section]["items"]["properties"]["unit"]["enum"] == list(UNITS)
+        assert schema["properties"][section]["items"]["properties"]["unit"]["enum"] == list(pack_units(()).names())
 
 
 def test_schema_knows_kinds_and_aliases():
@@ -88,10 +88,13 @@ def test_schema_knows_kinds_and_aliases():
 
 
 def test_custom_pack_loads_and_can_require_builtin(write):
-    path = write("p.yaml", pack_text(GOOD_RULE.replace("    when:", "    requires: [memory-bound]\n    when:")))
+    text = pack_text(GOOD_RULE.replace("    when:", "    requires: [memory-bound]\n    when:"),
+                     head="pack: test\nversion: 1.0.0\nkinds: [neuron]\n")
+    path = write("p.yaml", text)
     ruleset = load_packs([path])
     rule = ruleset.rule("test-rule")
-    assert rule.requires == ("memory-bound",)
+    assert rule.requires == ("memory-bound",)  # the neuron rule: the pack is for neuron profiles
+    assert ruleset.for_kind("neuron").rule("memory-bound").pack == "neuron"
     assert rule.param_units == {"min_ratio": "ratio"}
     assert rule.placeholders == (("weight_reload_ratio", ".1f"), ("weight_size_bytes", ""))
 

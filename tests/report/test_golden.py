@@ -11,41 +11,52 @@ with a line saying how to regenerate it.
 
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from tests_support import ROOT, SAMPLES
 
 from advisor.api import AnalyzeOptions, analyze, compare_inputs, default_labels
 from advisor.report.render import render, render_comparison
 
 GOLDEN = ROOT / "tests" / "golden"
-CONTEXT = Path("samples/mp2_energy/investigation.yaml")
-CASES = [(p.relative_to(ROOT), None) for p in sorted(SAMPLES.glob("*/summary*.*")) if p.suffix in (".json", ".txt")]
-CASES.append((Path("samples/legacy_trace/profile.json"), None))
-# (the weight_reload_series attempts repeat weight_reload and weight_reload_fixed: covered by compare below)
-CASES.append((Path("samples/mp2_energy/summary.json"), CONTEXT))
-# Nsight Compute: the seed kernel, a run of many kernels, and both export formats of one
-CASES += [(Path(f"samples/{name}"), None) for name in ("ncu_seed004/details.csv", "ncu_seed004/output.txt",
-                                                       "ncu_multi_kernel/details.csv")]
-# RBLN: one synthetic Perfetto trace of each layout (ATOM, ATOM with 4 devices, Rebel100 chiplets)
-CASES += [(Path(f"samples/{name}/trace.pb"), None) for name in ("rbln_atom_cnn", "rbln_atom_rsd", "rbln_rebel100")]
+
+
+def declared() -> tuple[list[tuple[Path, Path | None]], dict[str, list[Path]]]:
+    """The golden cases each sample folder declares in its golden.yaml, so a new sample or kind needs no edit
+    here: `reports:` (an input, or {input, context} with an investigation) and `comparisons:` (name -> inputs),
+    paths relative to the folder."""
+    cases: list[tuple[Path, Path | None]] = []
+    comparisons: dict[str, list[Path]] = {}
+    for spec in sorted(SAMPLES.glob("*/golden.yaml")):
+        folder = spec.parent.relative_to(ROOT)
+        data = yaml.safe_load(spec.read_text(encoding="utf-8")) or {}
+        for entry in data.get("reports") or ():
+            entry = entry if isinstance(entry, dict) else {"input": entry}
+            context = entry.get("context")
+            cases.append((folder / entry["input"], folder / context if context else None))
+        for name, inputs in (data.get("comparisons") or {}).items():
+            comparisons[f"compare__{name}"] = [Path(os.path.normpath(folder / p)) for p in inputs]
+    return cases, comparisons
 
 
 def case_id(path: Path, context: Path | None) -> str:
     return f"{path.parent.name}__{path.stem}" + ("__context" if context else "")
 
 
-COMPARISONS = {
-    "compare__weight_reload": [Path("samples/weight_reload/summary.json"),
-                               Path("samples/weight_reload_fixed/summary.json")],
-    "compare__ncu_before_after": [Path("samples/ncu_before_after/before.csv"),
-                                  Path("samples/ncu_before_after/after.csv")],
-    "compare__rbln_before_after": [Path("samples/rbln_before_after/before.pb"),
-                                   Path("samples/rbln_before_after/after.pb")],
-    "compare__series": [Path(f"samples/weight_reload_series/attempt_{i}.json") for i in (1, 2, 3)],
-}
+CASES, COMPARISONS = declared()
+
+
+def test_every_golden_is_a_declared_case():
+    """Each golden file belongs to one declared case, and each declared input exists."""
+    names = [case_id(*c) for c in CASES] + list(COMPARISONS)
+    assert len(names) == len(set(names))
+    assert {p.stem for p in GOLDEN.glob("*.md")} | {p.stem for p in GOLDEN.glob("*.json")} == set(names)
+    declared_paths = [p for case in CASES for p in case if p] + [p for ps in COMPARISONS.values() for p in ps]
+    assert [p for p in declared_paths if not (ROOT / p).is_file()] == []
 
 
 @pytest.mark.parametrize("name", sorted(COMPARISONS))
