@@ -95,9 +95,10 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
                     selection: Selection | None = None, context: Path | None = None,
                     chosen_by: str = "the longest total_time", config: Path | None = None) -> Analysis:
     kind = get_kind(profile.kind)
+    ruleset = ruleset.for_kind(kind.name) or ruleset  # every kind's rules (load_packs()): this profile's kind's
     metadata = profile.trace.metadata if profile.trace is not None else None
     hw = resolve(kind, {**profile.values, **profile.info}, hardware_override, metadata)
-    events = kind.module("events") if profile.trace is not None else None
+    events = kind.events() if profile.trace is not None else None
     trace, from_events = (events.summarize(profile.trace, profile.values.get("total_time")) if events
                           else (None, None))
     metrics = derive(profile, hw, ruleset, from_events)
@@ -169,8 +170,8 @@ def _analyze_input(path: Path, options: AnalyzeOptions, jobs: int | None = None,
     foreign = [f"--{name.replace('_', '-')}" for name in sorted(set(options.load.kind_options) - kind.option_dests())]
     if foreign:
         raise AdvisorError(str(path), f"{', '.join(foreign)}: not an option of {kind.title} inputs, which this is")
-    adapters = kind.module("adapters")
-    members = adapters.members(path, options.max_ranks) if path.is_dir() and hasattr(adapters, "members") else []
+    adapters = kind.adapters()
+    members = (adapters.members(path, options.max_ranks) if path.is_dir() else None) or []
     if members:
         # a folder's members are its kind's files: read as that kind, not detected one by one
         return _analyze_members(path, members, replace(options, kind=kind.name), jobs, progress, executor, packs)

@@ -151,12 +151,12 @@ def write_owned(folder: Path, owner: str, files: dict[str, bytes],
         batch.commit()
     removed = []
     for name, sha in sorted(stale.items()):
-        relative = _safe_relative(name)
-        path = _inside(folder, relative) if relative is not None else None
-        if path is not None and _holds(path, sha):
-            path.unlink()
+        safe = _safe_relative(name)
+        target = _inside(folder, safe) if safe is not None else None
+        if target is not None and _holds(target, sha):
+            target.unlink()
             removed.append(name)
-            _remove_empty_parents(folder, path.parent)
+            _remove_empty_parents(folder, target.parent)
     return FolderResult(folder, tuple(removed), tuple(_foreign(folder, set(after))))
 
 

@@ -68,8 +68,7 @@ def _is_profile_set(folder: Path, extensions: tuple[str, ...]) -> bool:
     from advisor.kinds import detect
 
     try:
-        adapters = detect(folder).module("adapters")
-        members = adapters.members(folder) if hasattr(adapters, "members") else None
+        members = detect(folder).adapters().members(folder)
     except AdvisorError:
         return False
     if not members:

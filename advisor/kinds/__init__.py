@@ -16,8 +16,9 @@ from pathlib import Path
 from advisor.core.errors import AdvisorError, suggest
 from advisor.inputs.text import read_head
 from advisor.kinds.base import LoadOptions, ProfileKind
+from advisor.kinds.check import check, check_data
 
-__all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "detect", "get", "names"]
+__all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "check", "detect", "get", "names"]
 
 BUILTIN = {  # detection order
     "neuron": "advisor.kinds.neuron", "ncu": "advisor.kinds.ncu", "rbln": "advisor.kinds.rbln"}
@@ -34,6 +35,7 @@ def _load(module_path: str) -> ProfileKind:
                            f"cannot be loaded: {type(exc).__name__}: {exc}") from None
     if not isinstance(kind, ProfileKind):
         raise AdvisorError(module_path, "not a profile kind (expected a ProfileKind named KIND)")
+    check_data(kind)  # its modules are checked when a stage first asks for them (kinds.check: all at once)
     return kind
 
 
@@ -80,8 +82,7 @@ def detect(path: Path) -> ProfileKind:
     exists = path.exists() or path.is_symlink()
     head = _head(path) if exists else b""
     for kind in kinds:
-        adapters = kind.module("adapters")
-        if adapters is not None and adapters.detect(path, head):
+        if kind.adapters().detect(path, head):
             return kind
     if not exists:
         raise AdvisorError(str(path), "no such file")

@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.core.model import HARDWARE_PREFIX
 from advisor.core.yamlsafe import load_yaml_file
+
+if TYPE_CHECKING:
+    from advisor.kinds.contract import Adapters, Events, Report
 
 Progress = Callable[[str], None]
 DEFAULT_MAX_MEMORY = 2 << 30  # bytes; a trace decoded in memory peaks at about 1.5× its size
@@ -78,6 +81,20 @@ class ProfileKind:
                 return None
             raise
 
+    def adapters(self) -> Adapters:
+        """The kind's adapters, checked against the contract the first time they are asked for."""
+        return _part(self, "adapters")
+
+    def events(self) -> Events | None:
+        """The kind's event analysis (None: the kind reads no event traces)."""
+        return _part(self, "events")
+
+    def report(self) -> Report:
+        """The kind's report parts (empty ones where the kind has no report module)."""
+        from advisor.kinds.contract import Report
+
+        return _part(self, "report") or Report(self.name, self.package)
+
     def hardware_names(self) -> tuple[str, ...]:
         """The `hw_*` names packs may read for this kind: the figures its hardware table has units for."""
         return tuple(HARDWARE_PREFIX + name for name in self.data("hardware.yaml").get("units") or {})
@@ -98,6 +115,19 @@ class ProfileKind:
     def data(self, name: str) -> dict[str, Any]:
         """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none."""
         return _data(self.folder / name)
+
+
+@cache
+def _part(kind: ProfileKind, name: str) -> Any:
+    from advisor.core.errors import AdvisorError
+    from advisor.kinds.contract import adapters_of, events_of, report_of
+
+    module = kind.module(name)
+    if module is None:
+        if name == "adapters":
+            raise AdvisorError(f"profile kind '{kind.name}' ({kind.package})", "has no adapters module")
+        return None
+    return {"adapters": adapters_of, "events": events_of, "report": report_of}[name](kind, module)
 
 
 @cache

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import statistics
-from types import ModuleType
-from typing import Any
 
 from advisor.core import units as fmt
-from advisor.core.errors import AdvisorError, suggest
 from advisor.core.model import Analysis, AnalysisSettings
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE
 from advisor.kinds import get as get_kind
+from advisor.kinds.contract import Report
 from advisor.metrics.hardware import table
 from advisor.report.budget import time_budget_section
 from advisor.report.document import (
@@ -45,12 +43,6 @@ class _InfoOrUnknown(dict):  # type: ignore[type-arg]
     def __missing__(self, key: str) -> str:
         return "unknown"
 
-def _from_kind(kind_report: ModuleType | None, part: str, analysis: Analysis, empty: Any) -> Any:
-    """One part of the kind's report module (every part is optional; so is the module)."""
-    build = getattr(kind_report, part, None)
-    return build(analysis) if build else empty
-
-
 def title_of(analysis: Analysis) -> str:
     inv = analysis.investigation
     if inv and inv.title:
@@ -62,7 +54,7 @@ def title_of(analysis: Analysis) -> str:
     return f"Profile findings: {escape(stem)}{entry}"
 
 
-def _tldr(view: View, kind_report: ModuleType) -> Section:
+def _tldr(view: View, kind_report: Report) -> Section:
     """Up to five bullets with the decisive numbers, the most decisive kept when there are more."""
     a = view.analysis
     candidates: list[tuple[int, str]] = []  # (priority, text), in display order
@@ -70,7 +62,7 @@ def _tldr(view: View, kind_report: ModuleType) -> Section:
         why = next((n for n in a.notes if n.startswith("total_time")), "total_time is not in the profile")
         candidates.append((0, f"**Data warning:** {escape(why)}; times, bandwidths and utilisations that need "
                               "it are unavailable."))
-    candidates.extend(_from_kind(kind_report, "tldr", a, []))
+    candidates.extend(kind_report.tldr(a))
     if a.entries:
         analysed = next((e for e in a.entries if e.analysed), None)
         times = sorted(e.total_time for e in a.entries if e.total_time is not None)
@@ -93,7 +85,7 @@ def _tldr(view: View, kind_report: ModuleType) -> Section:
     return Section("TL;DR", (Bullets(items), Paragraph(verdict(a).paragraph)), "tldr")
 
 
-def _setup(view: View, kind_report: ModuleType) -> Section:
+def _setup(view: View, kind_report: Report) -> Section:
     a = view.analysis
     s = a.source
     rows = [("Input file", code(s.path)), ("Format", f"{s.format} ({escape(s.shape)})")]
@@ -101,14 +93,14 @@ def _setup(view: View, kind_report: ModuleType) -> Section:
         rows.append(("Entry analysed", f"{code(s.entry)} of {len(s.entries)}"))
     if s.converted_with:
         rows.append(("Converted with", code(s.converted_with)))
-    rows += _from_kind(kind_report, "setup_rows", a, [])
+    rows += kind_report.setup_rows(a)
     hw = a.hardware
     if hw:
         rows.append(("Hardware figures", f"{escape(hw.description)} — chosen by {escape(hw.chosen_by)}"))
     else:
         targets = "|".join(table(get_kind(a.kind))["targets"])
         rows.append(("Hardware figures", f"unknown: pass --hardware {targets} or a YAML file"))
-    rows += _from_kind(kind_report, "hardware_rows", a, [])
+    rows += kind_report.hardware_rows(a)
     rows.append(("Rule packs", ", ".join(f"{escape(n)} {escape(v)}" for n, v in a.packs.items()) or "none"))
     rows.append(("Settings", settings_text(a.settings)))
     return Section("Profile setup", (Table(("Item", "Value"), tuple(rows)),), "setup")
@@ -192,26 +184,10 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
     return lines, context
 
 
-SECTION_PLACES = ("utilisation", "memory", "roofline", "trace")  # where a kind's own sections go
-
-
-def _kind_sections(kind_report: ModuleType | None, analysis: Analysis) -> dict[str, Any]:
-    """The kind's sections by place; a place the report does not have is an error naming the kind, so a
-    misspelt one cannot make a section silently disappear."""
-    parts = _from_kind(kind_report, "sections", analysis, {})
-    unknown = sorted(set(parts) - set(SECTION_PLACES))
-    if unknown:
-        raise AdvisorError(f"profile kind '{analysis.kind}'",
-                           f"its report module places sections under {', '.join(repr(u) for u in unknown)}, "
-                           f"not a place of the report ({', '.join(SECTION_PLACES)})"
-                           f"{suggest(unknown[0], SECTION_PLACES)}")
-    return parts
-
-
 def build_document(analysis: Analysis) -> Document:
     view = View(analysis)
-    kind_report = get_kind(analysis.kind).module("report")
-    parts = _kind_sections(kind_report, analysis)
+    kind_report = get_kind(analysis.kind).report()
+    parts = kind_report.sections(analysis)
     lines, context = _header(analysis)
     sections = [context, _tldr(view, kind_report), overview_section(analysis), _setup(view, kind_report),
                 *parts.get("utilisation", ()), *parts.get("memory", ()), expectations_section(analysis),

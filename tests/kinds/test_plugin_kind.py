@@ -136,5 +136,6 @@ def test_a_section_under_a_misspelt_place_is_an_error_naming_the_kind(toy, monke
     out = toy / "findings.md"
     assert main(["report", str(SAMPLE), "-o", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("advisor: error: profile kind 'toy': ") and "'utilization'" in err
+    assert err.startswith("advisor: error: profile kind 'toy' (") and "toy_kind/report.py" in err
+    assert "sections placed under 'utilization', which its PLACES (utilisation) do not declare" in err
     assert "did you mean 'utilisation'" in err and not out.exists()

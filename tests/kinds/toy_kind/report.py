@@ -15,6 +15,9 @@ def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     return [("Device", analysis.info.get("device", "unknown"))]
 
 
+PLACES = ("utilisation",)  # where sections() puts its sections (kinds.contract.PLACES)
+
+
 def sections(analysis: Analysis) -> dict[str, list[Section]]:
     view = View(analysis)
     rows = tuple((name, view.show(name)) for name in ("sm_busy_percent", "dram_bytes", "dram_throughput"))

@@ -276,6 +276,9 @@ def hardware_rows(analysis: Analysis) -> list[tuple[str, str]]:
     return rows
 
 
+PLACES = ("utilisation", "memory", "roofline")  # where sections() puts its sections (kinds.contract.PLACES)
+
+
 def sections(analysis: Analysis) -> dict[str, list[Section]]:
     """The kind's sections, by where the report places them."""
     view = View(analysis)

@@ -1,0 +1,46 @@
+"""`check(kind)`: a kind honours its contract (advisor/kinds/contract.py): its data files fit their shapes,
+its adapters, events and report modules have the functions the stages call, and its report places
+sections only where the report has places. Registration runs the data check (cheap: files already read
+for options); each module is checked when a stage first asks for it; the tests run everything."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from advisor.core.errors import AdvisorError
+from advisor.core.yamlsafe import load_yaml_file
+from advisor.kinds.data_schema import merged, problem, shared_shapes
+
+if TYPE_CHECKING:
+    from advisor.kinds.base import ProfileKind
+
+OWN_SCHEMA = "schema.yaml"  # a kind's own keys, in the shapes of kind-data.schema.yaml
+
+
+@cache
+def check_data(kind: ProfileKind) -> None:
+    """Every data file a shared module reads fits its shape; the error names the kind, the file and the key."""
+    shapes = shared_shapes()
+    own_path = kind.folder / OWN_SCHEMA
+    if own_path.is_file():
+        own = load_yaml_file(own_path)
+        try:
+            shapes = merged(shapes, own if isinstance(own, dict) else {})
+        except ValueError as exc:
+            raise AdvisorError(f"profile kind '{kind.name}' ({own_path})", str(exc)) from None
+    for name, shape in shapes.items():
+        path = kind.folder / name
+        if not path.is_file():
+            continue
+        found = problem(kind.data(name), shape)
+        if found:
+            raise AdvisorError(f"profile kind '{kind.name}' ({path})", found)
+
+
+def check(kind: ProfileKind) -> None:
+    """The whole contract, modules included (imports the kind's report layer: for tests and `--debug`)."""
+    check_data(kind)
+    kind.adapters()
+    kind.events()
+    kind.report()
