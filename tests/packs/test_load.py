@@ -32,13 +32,11 @@ def pack_text(rules: str = GOOD_RULE, head: str = "pack: test\nversion: 1.0.0\n"
 
 
 def refused(write, text: str, name: str = "pack.yaml") -> str:
-    """Load a pack that must be refused: quickly, without touching any other file; return the message."""
+    """Load a pack that must be refused, without touching any other file; return the message."""
     path = write(name, text)
     before = sorted(p.name for p in path.parent.iterdir())
-    start = time.perf_counter()
     with pytest.raises(AdvisorError) as info:
         load_packs([path])
-    assert time.perf_counter() - start < 1.0
     assert sorted(p.name for p in path.parent.iterdir()) == before
     exc = info.value
     return "\n".join(exc.problems) if isinstance(exc, PackError) else f"{exc.where}: {exc.problem}"

@@ -238,7 +238,7 @@ def test_numbers_in_summary_text(tmp_path, raw, expected):
     path.write_text(f"total_time  0.5\nhbm_read_bytes  {raw}\n")
     start = time.perf_counter()
     [profile] = load_profiles(path)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 30  # a hang guard (the old pattern took 9 minutes), not a speed target
     value = profile.values.get("hbm_read_bytes")
     assert value is None if expected in (None, "text") else value == expected
 

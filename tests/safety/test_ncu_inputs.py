@@ -19,6 +19,9 @@ from advisor.kinds.ncu.adapters.text_output import _header, _process
 REFERENCE = FIXTURES / "ncu-examples"
 REPORT = REFERENCE / "ncu_rep_T4_matrix_add2d_uncoalesced.ncu-rep"
 DETAILS = SAMPLES / "ncu_multi_kernel" / "details.csv"
+# Hang guards, not speed targets: linear work here takes milliseconds, the quadratic patterns these tests
+# caught took minutes; speed is measured by benchmarks/, never asserted by a unit test.
+HANG = 30.0  # seconds
 TERMINATORS = ("", "\x00", ",", "\n", "!", " x y")  # what makes a match fail at the very end, after all the work
 
 
@@ -46,33 +49,28 @@ def _runs(pattern):
 
 @pytest.mark.parametrize("name", sorted(input_patterns()))
 def test_every_input_pattern_is_linear(name):
-    """Item 5.4 (and 4): every regular expression that runs on input takes time linear in the line: hostile
-    lines of its own fragments at 256 KB and 2 MB stay within an absolute bound and scale by under 24× (64× would
-    be quadratic).
-    The slowest shape is found at 64 KB first, so a quadratic pattern fails in seconds, not hours."""
+    """Item 5.4 (and 4): every regular expression that runs on input finishes on hostile lines of its own
+    fragments, up to 2 MB. A hang guard, not a speed target (those are benchmarks/): a linear pattern takes
+    milliseconds here and a quadratic one minutes (the old launch-header pattern: 110 s on 704 KB), so the
+    generous bound cannot flake on a loaded machine and still fails anything quadratic. The slowest shape is
+    found at 64 KB first, so a cubic pattern fails at a few KB, not after hours."""
     pattern, fragments = input_patterns()[name]
-    for size in (256, 1 << 10, 4 << 10, 16 << 10, 64 << 10):  # growing, so a cubic pattern fails at 1 KB
+    for size in (256, 1 << 10, 4 << 10, 16 << 10, 64 << 10):  # growing, so a cubic pattern fails early
         timed = [(_seconds(call, _line(fragments, unit, end, size)), call, unit, end)
                  for unit, end in _shapes(fragments) for call in _runs(pattern)]
         worst, call, unit, end = max(timed, key=lambda t: t[0])
-        assert worst < 0.5, f"{name}: {worst:.2f} s on a {size:,}-character line: not linear"
-    # 8x the length: linear time grows 8x, quadratic 64x. The bound of 24x (plus 50 ms) leaves room for a loaded
-    # machine's noise (a 1 MB line once took 13x a 256 KB one in CI) and still fails anything quadratic.
-    small, large = (_line(fragments, unit, end, size) for size in (256 << 10, 2 << 20))
-    t_small = min(_seconds(call, small) for _ in range(3))
-    t_large = min(_seconds(call, large) for _ in range(3))
-    assert t_large < 5.0, f"{name}: {t_large:.2f} s on a 2 MB line"
-    assert t_large < 24 * t_small + 0.05, f"{name}: 256 KB {t_small:.3f} s, 2 MB {t_large:.3f} s: not linear"
+        assert worst < HANG, f"{name}: {worst:.2f} s on a {size:,}-character line: not linear"
+    large = _line(fragments, unit, end, 2 << 20)
+    assert _seconds(call, large) < HANG, f"{name}: over {HANG} s on a 2 MB line: not linear"
 
 
 def test_the_launch_header_of_repeated_context_pairs_parses_in_linear_time():
     """Item 5.4: the 704 KB line of repeated `, Context 1` that took the old launch-header pattern 110 s
-    is taken apart in well under a second, and a line four times as long in under 8× the time."""
+    is taken apart (in milliseconds; the bound is a hang guard), and so is one four times as long."""
     for end in (",", ", Foo", ""):
         line = "  k" + ", Context 1" * 64_000 + end  # 704 KB
-        assert _seconds(_header, line) < 5.0
-    small, large = ("  k" + ", Context 1" * n + "," for n in (64_000, 256_000))
-    assert _seconds(_header, large) < 8 * _seconds(_header, small) + 0.1
+        assert _seconds(_header, line) < HANG
+    assert _seconds(_header, "  k" + ", Context 1" * 256_000 + ",") < HANG
     assert _header("  void k(int) (3, 1, 1)x(256, 1, 1), Context 1, Stream 7, Device 0, CC 7.5") == (
         "void k(int)", {"context": "1", "stream": "7", "device": "0", "compute_capability": "7.5",
                         "grid_dims": "(3, 1, 1)", "block_dims": "(256, 1, 1)"})
@@ -81,7 +79,7 @@ def test_the_launch_header_of_repeated_context_pairs_parses_in_linear_time():
 def test_the_process_line_is_linear_and_takes_the_last_at_sign():
     """Item 5.4: `[pid] process@host` was a backtracking pattern (quadratic on `@` runs); now string methods."""
     line = "[1] " + "@" * 500_000 + " x y"
-    assert _seconds(_process, line) < 1.0 and _process(line) is None
+    assert _seconds(_process, line) < HANG and _process(line) is None
     assert _process("[42] python3@gpu-node-1 ") == {"process_name": "python3", "host_name": "gpu-node-1"}
 
 
@@ -92,7 +90,7 @@ def test_a_hostile_text_export_gets_a_bounded_answer(tmp_path, capsys):
     path.write_text("    Section: GPU Speed Of Light Throughput\n  k" + ", Context 1" * 64_000 + ",\n")
     start = time.perf_counter()
     line = one_line_error(capsys, path)
-    assert time.perf_counter() - start < 10
+    assert time.perf_counter() - start < HANG
     assert "unknown format" in line  # not a launch header: nothing claims it
 
 

@@ -250,7 +250,7 @@ def test_run_time_formatting_is_bounded_for_a_rule_built_without_the_loader():
     metrics = {"total_time": Metric(name="total_time", value=0.5, unit="s", source="reported")}
     start = time.monotonic()
     result = evaluate(replace(ruleset, rules=(hostile,)), metrics, None)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 30  # a hang guard, not a speed target
     assert len(result.findings) == 1 and len(result.findings[0].message) < 200
 
 
