@@ -21,7 +21,8 @@ from advisor.kinds.check import check, check_data
 __all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "check", "detect", "get", "names"]
 
 BUILTIN = {  # detection order
-    "neuron": "advisor.kinds.neuron", "ncu": "advisor.kinds.ncu", "rbln": "advisor.kinds.rbln"}
+    "neuron": "advisor.kinds.neuron", "ncu": "advisor.kinds.ncu", "rbln": "advisor.kinds.rbln",
+    "torch": "advisor.kinds.torch"}
 ENTRY_POINT_GROUP = "advisor.kinds"
 HEAD_BYTES = 1 << 20  # what detection may look at: enough for a JSON trace's member names
 

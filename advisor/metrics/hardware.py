@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from advisor.core import units as fmt
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Hardware
 from advisor.core.numbers import as_number
@@ -115,7 +116,7 @@ def _with_reported(kind: ProfileKind, base: Hardware | None, metadata: Mapping[s
         return base
     data = table(kind)
     units, spec = data["units"], data.get("reported") or {}
-    shown = ", ".join(f"{k} {v:.6g} {units[k]}" for k, v in sorted(reported.items()))
+    shown = ", ".join(f"{k} {fmt.value(v, units[k])}" for k, v in sorted(reported.items()))
     if base is None:
         return Hardware(name="profile", description="figures the profile's metadata reports", values=reported,
                         units=units, chosen_by=f"the profile's metadata ({shown})",

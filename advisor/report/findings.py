@@ -36,7 +36,10 @@ def verdict(analysis: Analysis) -> Verdict:
     if not causes:
         skipped = len(not_evaluated(analysis))
         tail = f" {skipped} rule(s) could not be evaluated for missing metrics (see the appendix)." if skipped else ""
-        return Verdict((), "**Verdict:** no rule in the loaded packs fired on this profile." + tail)
+        context = [f"`{f.name}`" for f in analysis.findings]  # info findings: context, never a cause
+        fired = (f"no cause to fix was found (context: {', '.join(context)})." if context
+                 else "no rule in the loaded packs fired on this profile.")
+        return Verdict((), "**Verdict:** " + fired + tail)
     top = causes[0]
     amdahl = analysis.investigation.amdahl if analysis.investigation else None
     share = amdahl.kernel_share if amdahl else None

@@ -38,7 +38,7 @@ def test_help_lists_commands_and_examples():
     assert done.returncode == 0
     assert "report" in done.stdout and "metrics" in done.stdout and "examples:" in done.stdout
     assert ("Rules-based performance advisor for ML-accelerator profiles (kinds: AWS Neuron, NVIDIA Nsight "
-            "Compute, Rebellions RBLN profiler)") in done.stdout
+            "Compute, Rebellions RBLN profiler, PyTorch profiler (Kineto))") in done.stdout
     report = run_cli("report", "--help")
     assert report.returncode == 0 and "\nAWS Neuron options:\n  --neuron-profile PATH" in report.stdout
     assert "--neff PATH" in report.stdout and "--trace " in report.stdout

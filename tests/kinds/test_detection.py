@@ -37,8 +37,14 @@ def test_every_sample_is_claimed_by_exactly_one_kind(path):
 NEARLY = {
     "total_time.json": json.dumps({"total_time": 0.5, "traceEvents": []}),
     "generic_dma.json": json.dumps({"dma_count": 3, "flops": 1e9, "kernel_name": "k"}),
-    "kineto.json": json.dumps({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
-                                                                     "ts": 1.0, "dur": 2.0}]}),
+    # Chrome traces that are not PyTorch's (Kineto's): nothing only Kineto writes (docs/torch.md, Inputs)
+    "chrome_empty.json": json.dumps({"traceEvents": []}),
+    "chrome_kernel.json": json.dumps({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1.0,
+                                                       "dur": 2.0}]}),
+    "jax_trace.json": json.dumps({"displayTimeUnit": "ns", "metadata": {"highres-ticks": True},
+                                  "traceEvents": [{"ph": "X", "pid": 1, "name": "fusion", "ts": 1, "dur": 2}]}),
+    "legacy_profiler.json": json.dumps([{"name": "aten::add", "ph": "X", "cat": "cpu_op", "ts": 1, "dur": 2}]),
+    "kineto_no_events.json": json.dumps({"schemaVersion": 1, "deviceProperties": []}),
     "csv_like.csv": '"ID","Process ID","Kernel Name"\n"0","1","k"\n',
     "text.txt": "total_time: 1.0\nnothing else a profiler writes\n",
 }
@@ -49,6 +55,22 @@ def test_a_nearly_right_file_is_claimed_by_none(tmp_path, name):
     path = tmp_path / name
     path.write_text(NEARLY[name])
     assert claimants(path) == []
+
+
+KINETO = {
+    "kineto.json": json.dumps({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
+                                                                     "ts": 1.0, "dur": 2.0}]}),
+    "filtered.json": json.dumps({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1.0,
+                                                  "dur": 2.0}]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KINETO))
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_minimal_kineto_trace_is_claimed_by_torch_alone(tmp_path, name, gz):
+    path = tmp_path / (name + (".gz" if gz else ""))
+    path.write_bytes(gzip.compress(KINETO[name].encode()) if gz else KINETO[name].encode())
+    assert claimants(path) == ["torch"]
 
 
 def test_a_gzip_that_is_not_a_perfetto_trace_is_claimed_by_none(tmp_path):

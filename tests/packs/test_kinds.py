@@ -17,6 +17,7 @@ from advisor.packs.model import PackError
 NEURON = advisor.kinds.get("neuron")
 NCU = advisor.kinds.get("ncu")
 RBLN = advisor.kinds.get("rbln")
+INSTALLED = advisor.kinds.available()
 
 RULE = """
   - id: {rid}
@@ -58,7 +59,7 @@ def gadget(tmp_path, monkeypatch):
         + "inputs:\n  - {name: widgets, unit: count}\n  - {name: total_time, unit: s}\n")
     kind = ProfileKind(name="gadget", title="Gadget", formats="none", package="gadget_kind_not_imported",
                        folder=data, packs=(rules,))
-    monkeypatch.setattr(advisor.kinds, "available", lambda: (NEURON, NCU, RBLN, kind))
+    monkeypatch.setattr(advisor.kinds, "available", lambda: (*INSTALLED, kind))
     return kind
 
 
@@ -67,12 +68,12 @@ def gadget(tmp_path, monkeypatch):
 
 def test_builtin_packs_declare_their_kind_and_each_kind_loads_only_its_own():
     everything, for_neuron, for_ncu = load_packs(), load_packs(kind="neuron"), load_packs(kind="ncu")
-    for_rbln = load_packs(kind="rbln")
-    assert sorted(p.kinds for p in everything.packs) == [("ncu",), ("neuron",), ("rbln",)]
+    for_rbln, for_torch = load_packs(kind="rbln"), load_packs(kind="torch")
+    assert sorted(p.kinds for p in everything.packs) == [("ncu",), ("neuron",), ("rbln",), ("torch",)]
     assert [p.name for p in for_neuron.packs] == ["neuron"] and [p.name for p in for_ncu.packs] == ["ncu"]
-    assert [p.name for p in for_rbln.packs] == ["rbln"]
+    assert [p.name for p in for_rbln.packs] == ["rbln"] and [p.name for p in for_torch.packs] == ["torch"]
     assert set(r.name for r in everything.rules) == {r.name for r in (*for_neuron.rules, *for_ncu.rules,
-                                                                      *for_rbln.rules)}
+                                                                      *for_rbln.rules, *for_torch.rules)}
     assert (everything.kind, for_neuron.kind, for_ncu.kind) == (None, "neuron", "ncu")
     assert "hw_hbm_bandwidth" in for_neuron.hardware_names and "hw_hbm_bandwidth" not in for_ncu.hardware_names
     assert for_neuron.hardware_names == hardware_names("neuron")
@@ -97,7 +98,7 @@ def test_unknown_kind_in_a_header_is_refused_with_line_and_suggestion(write):
     for kind in (None, "neuron"):  # refused whatever the kind loaded: a typo must not drop the pack silently
         with pytest.raises(PackError) as info:
             load_packs([path], kind=kind)
-        assert problems(info) == (f"{path}:5: unknown profile kind 'nueron' (installed: neuron, ncu, rbln); "
+        assert problems(info) == (f"{path}:5: unknown profile kind 'nueron' (installed: neuron, ncu, rbln, torch); "
                                   "did you mean 'neuron'?")
 
 
@@ -127,7 +128,7 @@ def test_unknown_kind_argument_is_one_error():
     with pytest.raises(AdvisorError) as info:
         load_packs(kind="nuron")
     assert (info.value.where, info.value.problem) == ("--kind", "unknown profile kind 'nuron' (installed: neuron, "
-                                                                "ncu, rbln); did you mean 'neuron'?")
+                                                                "ncu, rbln, torch); did you mean 'neuron'?")
 
 
 # ------------------------------------------------------------------------------ two kinds at once
@@ -136,7 +137,8 @@ def test_unknown_kind_argument_is_one_error():
 def test_each_kind_loads_its_own_packs_and_hardware_names(gadget):
     everything = load_packs()
     assert [(p.name, p.kinds) for p in everything.packs] == [("ncu", ("ncu",)), ("neuron", ("neuron",)),
-                                                             ("rbln", ("rbln",)), ("gadget-rules", ("gadget",))]
+                                                             ("rbln", ("rbln",)), ("torch", ("torch",)),
+                                                             ("gadget-rules", ("gadget",))]
     assert {"hw_widget_rate", "hw_hbm_bandwidth"} <= set(everything.hardware_names)
     assert everything.rule("widget-slow") and everything.rule("neuron/memory-bound")
 
@@ -272,7 +274,8 @@ def test_rules_list_unknown_kind_is_one_line_exit_2(capsys):
     assert main(["rules", "list", "--kind", "nueron"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == ("advisor: error: --kind: unknown profile kind 'nueron' (installed: neuron, ncu, rbln); "
+    assert captured.err == ("advisor: error: --kind: unknown profile kind 'nueron' "
+                            "(installed: neuron, ncu, rbln, torch); "
                             "did you mean 'neuron'?\n")
 
 

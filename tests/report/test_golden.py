@@ -37,14 +37,16 @@ def declared() -> tuple[list[tuple[Path, Path | None]], dict[str, list[Path]]]:
         for entry in data.get("reports") or ():
             entry = entry if isinstance(entry, dict) else {"input": entry}
             context = entry.get("context")
-            cases.append((folder / entry["input"], folder / context if context else None))
+            cases.append((Path(os.path.normpath(folder / entry["input"])), folder / context if context else None))
         for name, inputs in (data.get("comparisons") or {}).items():
             comparisons[f"compare__{name}"] = [Path(os.path.normpath(folder / p)) for p in inputs]
     return cases, comparisons
 
 
 def case_id(path: Path, context: Path | None) -> str:
-    return f"{path.parent.name}__{path.stem}" + ("__context" if context else "")
+    """<folder>__<file stem>; a folder input (`.`: its per-rank files as one) is <folder>__folder."""
+    name = f"{path.name}__folder" if (ROOT / path).is_dir() else f"{path.parent.name}__{path.stem}"
+    return name + ("__context" if context else "")
 
 
 CASES, COMPARISONS = declared()
@@ -56,7 +58,7 @@ def test_every_golden_is_a_declared_case():
     assert len(names) == len(set(names))
     assert {p.stem for p in GOLDEN.glob("*.md")} | {p.stem for p in GOLDEN.glob("*.json")} == set(names)
     declared_paths = [p for case in CASES for p in case if p] + [p for ps in COMPARISONS.values() for p in ps]
-    assert [p for p in declared_paths if not (ROOT / p).is_file()] == []
+    assert [p for p in declared_paths if not (ROOT / p).exists()] == []
 
 
 @pytest.mark.parametrize("name", sorted(COMPARISONS))

@@ -1,0 +1,318 @@
+"""Kineto's `traceEvents` into compact columns per table, the same way in memory and streamed.
+
+Each event is decoded into a msgspec Struct holding only the fields advisor reads (the args too: a nested
+Struct, so the dozens of other args — input shapes, strides — are skipped unread), a batch at a time, and its
+fields go straight into numpy columns; no Python object per event outlives its batch. In memory, the event list
+is one raw slice of the file split into per-event slices (inputs/json_events.py's way); streamed, ijson's C
+parser yields the events of a file too large to hold.
+
+Every field is typed loosely (`Any`): vendors write the same arg as a number or a string (`"stream": "0x0"` on
+ROCm, `"stream_id": "108"` on MTIA), and one odd value must cost that value, not the event or its batch.
+Numbers in strings are read as numbers ("0x1f" and "stream 7" too, for ids); anything else is unavailable
+(NaN, -1 for ids, "" for text). An event that is not an object, or whose ph/cat/name is not text, is counted as
+malformed and left out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any
+
+import msgspec
+
+from advisor.core.events import Interner
+from advisor.kinds.torch import tables as t
+from advisor.kinds.torch.adapters.knowledge import kineto
+
+BATCH = 8192  # events decoded together (json_events.BATCH)
+MAX_CATEGORIES = 64  # distinct categories counted by name; the rest as one (a hostile file may have millions)
+MORE = ("(more categories)", "")
+
+
+class Args(msgspec.Struct, gc=False):
+    """The args advisor reads; every other member of an event's args is skipped unread."""
+
+    device: Any = None
+    stream: Any = None
+    stream_id: Any = None  # MTIA runtime calls
+    correlation: Any = None
+    external_id: Any = msgspec.field(default=None, name="External id")
+    ev_idx: Any = msgspec.field(default=None, name="Ev Idx")
+    grid: Any = None
+    block: Any = None
+    registers: Any = msgspec.field(default=None, name="registers per thread")
+    occupancy: Any = msgspec.field(default=None, name="est. achieved occupancy %")
+    bytes: Any = None
+    size: Any = None  # ROCm copy calls: the bytes, as text
+    kind: Any = None  # ROCm copies: HtoD, DtoH, …
+    collective: Any = msgspec.field(default=None, name="Collective name")
+    nelems: Any = msgspec.field(default=None, name="In msg nelems")
+    dtype: Any = None
+    group_size: Any = msgspec.field(default=None, name="Group size")
+
+
+NO_ARGS = Args()
+
+
+class Event(msgspec.Struct, gc=False):
+    ph: str = ""
+    cat: str = ""
+    name: str = ""
+    pid: Any = None
+    tid: Any = None
+    ts: Any = None
+    dur: Any = None
+    args: Args | list | str | float | bool | None = None
+
+
+Item = Event | list | str | float | bool | None  # an entry of traceEvents: anything but an object is malformed
+
+# Column kinds: NUM float64 (NaN unknown), ID int-valued float64 (NaN unknown; "0x1f", "stream 7" read),
+# TEXT codes ("" unknown), DIMS codes of "x,y,z" ("" unknown).
+NUM, ID, TEXT, DIMS = "num", "id", "text", "dims"
+FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
+    "ts": (attrgetter("ts"), NUM), "dur": (attrgetter("dur"), NUM), "name": (attrgetter("name"), TEXT),
+    "pid": (attrgetter("pid"), ID), "tid": (attrgetter("tid"), ID),
+    **{f: (attrgetter(f"args.{f}"), ID) for f in ("device", "stream", "stream_id", "correlation", "external_id")},
+    **{f: (attrgetter(f"args.{f}"), NUM) for f in ("ev_idx", "registers", "occupancy", "bytes", "size", "nelems",
+                                                     "group_size")},
+    **{f: (attrgetter(f"args.{f}"), TEXT) for f in ("kind", "collective", "dtype")},
+    "grid": (attrgetter("args.grid"), DIMS), "block": (attrgetter("args.block"), DIMS),
+}
+_COMMON = ("ts", "dur", "name", "tid")
+_DEVICE = ("pid", "device", "stream", "correlation", "external_id")  # pid, tid: a device activity's device, stream
+_COMMS = ("collective", "nelems", "dtype", "group_size")
+TABLE_FIELDS: dict[str, tuple[str, ...]] = {
+    t.KERNEL: (*_COMMON, *_DEVICE, "grid", "block", "registers", "occupancy", *_COMMS),
+    t.MEMCPY: (*_COMMON, *_DEVICE, "bytes", "kind"),
+    t.MEMSET: (*_COMMON, *_DEVICE, "bytes"),
+    t.RUNTIME: (*_COMMON, "device", "stream", "stream_id", "correlation", "external_id", "size"),
+    t.CPU_OP: (*_COMMON, "external_id", "ev_idx", *_COMMS),
+    t.ANNOTATION: (*_COMMON, "external_id", "ev_idx"),
+    t.GPU_ANNOTATION: (*_COMMON, "pid", "device", "stream", "external_id"),
+    t.SYNC: (*_COMMON, *_DEVICE),
+}
+_TRAILING_INT = re.compile(r"(-?\d+)\s*$")
+
+
+def _number(value: Any) -> float:
+    """A number, or a number written as text; NaN for anything else."""
+    if isinstance(value, (int, float)):
+        try:
+            return float(value)
+        except OverflowError:  # an integer past float range
+            return float("nan")
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+        try:
+            return float(int(value, 0))
+        except ValueError:
+            return float("nan")
+    return float("nan")
+
+
+def _id(value: Any) -> float:
+    """An id: a number, "0x1f", "108", or the number ending a label ("stream 7")."""
+    number = _number(value)
+    if number != number and isinstance(value, str) and (match := _TRAILING_INT.search(value)):
+        return float(match.group(1))
+    return number
+
+
+def _dims(value: Any) -> str:
+    """A grid or block, [x, y, z] of whole numbers, as "x,y,z"; "" for anything else."""
+    if not isinstance(value, (list, tuple)) or not 0 < len(value) <= 3:
+        return ""
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() for v in value):
+        return ""
+    return ",".join(str(int(v)) for v in value)
+
+
+@dataclass
+class TableColumns:
+    """One table's columns, filled a batch at a time (per-batch arrays, joined once at the end). Text is coded
+    as it comes, whatever it is (a null, a number); codes of values that are not text become the code of ""
+    when the column is read (`column`)."""
+
+    fields: tuple[str, ...]
+    parts: dict[str, list[Any]] = field(default_factory=dict)
+    interners: dict[str, Interner] = field(default_factory=dict)
+    dims: dict[str, dict[Any, int]] = field(default_factory=dict)  # field -> grid/block value (a tuple) -> code
+    count: int = 0
+
+    def _numbers(self, getter: Callable[[Any], Any], events: list[Event], kind: str) -> Any:
+        import numpy as np
+
+        try:  # the common case: numbers and nulls, converted in C
+            return np.fromiter(map(getter, events), np.float64, len(events))
+        except (TypeError, ValueError, OverflowError):
+            return np.fromiter(map(_number if kind == NUM else _id, map(getter, events)), np.float64, len(events))
+
+    def _texts(self, getter: Callable[[Any], Any], events: list[Event], interner: Interner) -> Any:
+        import numpy as np
+
+        try:
+            return np.fromiter(map(interner.__getitem__, map(getter, events)), np.int32, len(events))
+        except TypeError:  # an unhashable value (a list where text belongs)
+            texts = (v if isinstance(v, str) else "" for v in map(getter, events))
+            return np.fromiter(map(interner.__getitem__, texts), np.int32, len(events))
+
+    @staticmethod
+    def _dim(value: Any, interner: Interner, seen: dict[Any, int]) -> int:
+        try:
+            key = tuple(value) if type(value) is list else value
+            return seen[key]
+        except KeyError:
+            code = seen[key] = interner[_dims(value)]
+            return code
+        except TypeError:  # nested lists, a mapping: not dims
+            return interner[""]
+
+    def add(self, events: list[Event]) -> None:
+        import numpy as np
+
+        for name in self.fields:
+            getter, kind = FIELDS[name]
+            if kind in (NUM, ID):
+                column = self._numbers(getter, events, kind)
+            else:
+                interner = self.interners.setdefault(name, Interner())
+                if kind == DIMS:
+                    seen = self.dims.setdefault(name, {})
+                    column = np.fromiter((self._dim(v, interner, seen) for v in map(getter, events)), np.int32,
+                                         len(events))
+                else:
+                    column = self._texts(getter, events, interner)
+            self.parts.setdefault(name, []).append(column)
+        self.count += len(events)
+
+    def column(self, name: str) -> Any:
+        import numpy as np
+
+        kind = FIELDS[name][1]
+        parts = self.parts.get(name) or [np.empty(0, np.int32 if kind in (TEXT, DIMS) else np.float64)]
+        column = np.concatenate(parts) if len(parts) > 1 else parts[0]
+        if kind == TEXT:
+            column = self._canonical(name)[column] if len(column) else column
+        return column
+
+    def _canonical(self, name: str) -> Any:
+        """Code -> code among `names(name)`: values that are not text coded as ""."""
+        import numpy as np
+
+        texts = [k if isinstance(k, str) else "" for k in self.interners.get(name) or ()]
+        index: dict[str, int] = {}
+        return np.array([index.setdefault(text, len(index)) for text in texts], dtype=np.int32)
+
+    def names(self, name: str) -> tuple[str, ...]:
+        if FIELDS[name][1] == DIMS:
+            return tuple(self.interners.get(name) or ())
+        return tuple(dict.fromkeys(k if isinstance(k, str) else "" for k in self.interners.get(name) or ()))
+
+
+@dataclass
+class Collected:
+    """Every table's columns, and what was left out: entries that are not events, and events of categories
+    (or phases) no table takes, by category."""
+
+    tables: dict[str, TableColumns]
+    malformed: int = 0
+    left_out: dict[tuple[str, str], int] = field(default_factory=dict)  # (category, phase) -> events
+    categories: Counter[str] = field(default_factory=Counter)  # events per category the tables take
+
+    @classmethod
+    def empty(cls) -> Collected:
+        return cls({name: TableColumns(fields) for name, fields in TABLE_FIELDS.items()})
+
+    def add(self, batch: list[Any]) -> None:
+        table_of = kineto().categories
+        groups: dict[str, list[Event]] = {}
+        left_out = self.left_out
+        for event in batch:
+            if type(event) is Event:
+                table = table_of.get(event.cat) if event.ph == "X" else None
+                if table is not None:
+                    if type(event.args) is not Args:
+                        event.args = NO_ARGS
+                    try:
+                        groups[table].append(event)
+                    except KeyError:
+                        groups[table] = [event]
+                    continue
+                key = (event.cat, event.ph)
+                left_out[key] = left_out.get(key, 0) + 1
+            else:
+                self.malformed += 1
+        if len(left_out) > MAX_CATEGORIES:  # a hostile file's millions of categories: the rest counted as one
+            ranked = sorted(left_out.items(), key=lambda kv: -kv[1])
+            kept = dict(ranked[:MAX_CATEGORIES - 1])
+            kept[MORE] = kept.get(MORE, 0) + sum(n for _, n in ranked[MAX_CATEGORIES - 1:])
+            self.left_out = kept
+        for table, events in groups.items():
+            if table in (t.KERNEL, t.RUNTIME):  # tables fed by several categories
+                self.categories.update(map(attrgetter("cat"), events))
+            else:
+                self.categories[events[0].cat] += len(events)
+            self.tables[table].add(events)
+
+    @property
+    def other(self) -> dict[str, int]:
+        """Events no table takes, by category (and phase when not complete)."""
+        out: dict[str, int] = {}
+        for (cat, ph), n in self.left_out.items():
+            label = (cat or "(no category)") + ("" if ph in ("X", "") else f" (ph {ph})")
+            out[label] = out.get(label, 0) + n
+        return out
+
+
+def _item(value: Any) -> Any:
+    """One entry as an Event when it is an object of the right shape, else None (malformed)."""
+    try:
+        return msgspec.convert(value, Event) if isinstance(value, dict) else None
+    except (msgspec.ValidationError, RecursionError):
+        return None
+
+
+def _one(raw: msgspec.Raw, decoder: msgspec.json.Decoder) -> Any:
+    try:
+        return decoder.decode(raw)
+    except (msgspec.ValidationError, RecursionError):
+        pass
+    try:  # out-of-range numbers (1e400) msgspec refuses, Python's parser reads as inf
+        return _item(json.loads(bytes(raw)))
+    except (ValueError, RecursionError):
+        return None
+
+
+def decoded(raws: list[msgspec.Raw], done: Callable[[int], None]) -> Iterable[list[Any]]:
+    """The entries (raw slices) decoded BATCH at a time; a batch that does not decode as a whole is decoded
+    entry by entry, so a bad entry costs itself only."""
+    batch_decoder = msgspec.json.Decoder(list[Item])
+    one_decoder = msgspec.json.Decoder(Item)
+    for start in range(0, len(raws), BATCH):
+        chunk = raws[start:start + BATCH]
+        try:
+            yield batch_decoder.decode(b"[" + b",".join(chunk) + b"]")
+        except (msgspec.ValidationError, RecursionError):
+            yield [_one(raw, one_decoder) for raw in chunk]
+        done(start + len(chunk))
+
+
+def collect(batches: Iterable[list[Any]]) -> Collected:
+    found = Collected.empty()
+    for batch in batches:
+        found.add(batch)
+    return found
+
+
+def convert_items(items: Iterable[Any]) -> Iterable[Any]:
+    """Streamed entries (ijson's Python objects) as Events."""
+    return map(_item, items)

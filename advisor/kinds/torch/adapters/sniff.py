@@ -1,0 +1,126 @@
+"""Recognising a Kineto trace from its first bytes, and reading the small top-level members (deviceProperties,
+distributedInfo, …) from the text around the event list without parsing the list: what detection, a folder's
+rank order and the streamed reader need."""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from advisor.core.errors import AdvisorError
+from advisor.inputs.text import decode_head, read_head
+from advisor.kinds.torch.adapters.knowledge import kineto
+
+GZIP_MAGIC = b"\x1f\x8b"
+SNIFF_INFLATED = 1 << 20  # bytes of a gzip trace inflated to recognise it
+EVENTS = "traceEvents"
+META_KEYS = ("schemaVersion", "deviceProperties", "distributedInfo", "traceName", "baseTimeNanoseconds",
+             "displayTimeUnit")
+EVENTS_KEY = re.compile(r'"traceEvents"\s*:')
+EVENTS_LIST = re.compile(r'"traceEvents"\s*:\s*\[')
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def inflated_head(head: bytes, size: int = SNIFF_INFLATED) -> bytes:
+    """The head itself, or for gzip as much of its inflated text as the head holds (up to `size`)."""
+    if not head.startswith(GZIP_MAGIC):
+        return head
+    try:
+        return zlib.decompressobj(31).decompress(head, size)
+    except zlib.error:
+        return b""
+
+
+@cache
+def _markers() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    k = kineto()
+    keys = re.compile(r'"(?:' + "|".join(map(re.escape, k.marker_keys)) + r')"\s*:')
+    cats = re.compile(r'"cat"\s*:\s*"(?:' + "|".join(map(re.escape, k.marker_categories)) + r')"')
+    return keys, cats
+
+
+def is_kineto(head: bytes) -> bool:
+    """A JSON object with a `traceEvents` array and a mark only Kineto writes (a top-level member such as
+    schemaVersion, or an event category such as cpu_op): a Chrome trace of another tool is not claimed."""
+    text = decode_head(inflated_head(head))
+    if text is None or not text.lstrip().startswith("{") or not EVENTS_LIST.search(text):
+        return False
+    keys, cats = _markers()
+    return bool(keys.search(text) or cats.search(text))
+
+
+def is_kineto_file(path: Path, size: int = SNIFF_INFLATED) -> bool:
+    try:
+        return is_kineto(read_head(path, size))
+    except AdvisorError:
+        return False
+
+
+def _skip(text: str, at: int) -> int:
+    match = _WHITESPACE.match(text, at)
+    return match.end() if match else at
+
+
+def leading_members(text: str) -> dict[str, Any]:
+    """The top-level members written before `traceEvents` (Kineto writes schemaVersion, deviceProperties and
+    distributedInfo first), each parsed whole; parsing stops at the event list, at a member the text cuts,
+    or at anything that is not JSON."""
+    found: dict[str, Any] = {}
+    at = _skip(text, 0)
+    if text[at:at + 1] != "{":
+        return found
+    at += 1
+    try:
+        while True:
+            at = _skip(text, at)
+            if text[at:at + 1] != '"':
+                return found
+            key, at = _DECODER.raw_decode(text, at)
+            at = _skip(text, at)
+            if text[at:at + 1] != ":":
+                return found
+            at = _skip(text, at + 1)
+            if key == EVENTS:
+                return found
+            found[key], at = _DECODER.raw_decode(text, at)
+            at = _skip(text, at)
+            if text[at:at + 1] != ",":
+                return found
+            at += 1
+    except (ValueError, RecursionError):
+        return found
+
+
+def trailing_members(text: str, wanted: tuple[str, ...] = META_KEYS) -> dict[str, Any]:
+    """Members written after the event list (Kineto writes traceName and baseTimeNanoseconds last), found in
+    the file's last bytes by their key: the last occurrence of each, parsed from there; one that does not
+    parse is left out."""
+    found: dict[str, Any] = {}
+    for key in wanted:
+        matches = list(re.finditer('"' + re.escape(key) + r'"\s*:\s*', text))
+        if not matches:
+            continue
+        try:
+            found[key] = _DECODER.raw_decode(text, matches[-1].end())[0]
+        except (ValueError, RecursionError):
+            continue
+    return found
+
+
+def rank_from_name(name: str) -> int | None:
+    """rank-3, rank_3, rank3 in a file name (the last one when several)."""
+    found = kineto().rank_file.findall(name)
+    return int(found[-1]) if found else None
+
+
+def head_text(path: Path, size: int = SNIFF_INFLATED) -> str:
+    """The first `size` bytes of a trace's text (inflated for gzip), "" when unreadable."""
+    try:
+        return decode_head(inflated_head(read_head(path, size), size)) or ""
+    except AdvisorError:
+        return ""

@@ -1,0 +1,132 @@
+"""Launch statistics and queue lengths. Each device event is linked by `correlation` to the runtime call that
+queued it (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, MTIA's runFunction, …: data/kernels.yaml
+`launches`); a kernel shorter than the call that launched it cannot be kept busy by launching one at a time.
+The queue of a stream counts the events queued by a launch call and not yet finished: +1 when the call starts,
+-1 when the event ends, a step function whose time-weighted mean and maximum are taken over the window."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.core.events import EventTrace
+from advisor.kinds.torch import tables as T
+from advisor.kinds.torch.classes import Knowledge, named
+from advisor.kinds.torch.device import Device
+from advisor.metrics.intervals import usable
+
+NS = 1e-9
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """The runtime calls (host side) with a usable time."""
+
+    start: Any
+    duration: Any
+    launch: Any  # bool: a launch call (data/kernels.yaml `launches`)
+    correlation: Any  # int64, -1 unknown
+
+
+@dataclass(frozen=True)
+class Links:
+    """Per device row: its queuing runtime call (any call with its correlation) and whether that call is a launch."""
+
+    queued: Any  # float64 ns: the call's start, NaN without one
+    call_duration: Any  # float64 ns, NaN without one
+    by_launch: Any  # bool: the call is a launch call
+
+
+def runtime(trace: EventTrace, know: Knowledge) -> Runtime:
+    import numpy as np
+
+    table = trace.table(T.RUNTIME)
+    if table is None or not len(table):
+        empty = np.empty(0)
+        return Runtime(empty, empty, np.empty(0, dtype=bool), np.empty(0, dtype=np.int64))
+    start, duration, keep = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
+    launch = named(tuple(table.name.names), know.launches)[table.name.codes[keep]]
+    corr = table.extra.get(T.CORRELATION)
+    correlation = (np.asarray(corr, dtype=np.int64)[keep] if corr is not None
+                   else np.full(len(start), -1, dtype=np.int64))
+    return Runtime(start, duration, launch, correlation)
+
+
+def link(dev: Device, rt: Runtime) -> Links:
+    """Join device rows to runtime calls on correlation (sorted search; a correlation seen twice keeps a launch)."""
+    import numpy as np
+
+    n = len(dev)
+    queued, call, by_launch = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
+    known = rt.correlation >= 0
+    if not known.any() or n == 0:
+        return Links(queued, call, by_launch)
+    rows = np.flatnonzero(known)
+    order = rows[np.lexsort((~rt.launch[rows], rt.correlation[rows]))]  # by correlation, launches first
+    keys = rt.correlation[order]
+    at = np.searchsorted(keys, dev.correlation, side="left")
+    at_ok = np.minimum(at, len(keys) - 1)
+    hit = (dev.correlation >= 0) & (at < len(keys)) & (keys[at_ok] == dev.correlation)
+    source = order[at_ok[hit]]
+    queued[hit], call[hit], by_launch[hit] = rt.start[source], rt.duration[source], rt.launch[source]
+    return Links(queued, call, by_launch)
+
+
+def launch_metrics(dev: Device, rt: Runtime, links: Links, w0: float, w1: float) -> dict[str, float | None]:
+    """Launch calls started in the window; kernels in the window against the launch call that queued them."""
+    import numpy as np
+
+    in_window = rt.launch & (rt.start >= w0) & (rt.start < w1)
+    count = int(in_window.sum())
+    total = float(rt.duration[in_window].sum())
+    kernels = dev.kernels() & dev.inside & links.by_launch
+    delay = dev.start[kernels] - links.queued[kernels]
+    duration = (dev.end - dev.start)[kernels]
+    short = int((duration < links.call_duration[kernels]).sum())
+    return {
+        "launch_count": float(count), "launch_time_total": total * NS,
+        "launch_time_mean": total / count * NS if count else None,
+        "launch_delay_median": float(np.median(delay)) * NS if len(delay) else None,
+        "short_kernel_count": float(short) if len(delay) else None,
+        "short_kernel_fraction": short / len(delay) if len(delay) else None,
+    }
+
+
+def queue_lengths(dev: Device, links: Links, w0: float, w1: float) -> tuple[Any, Any]:
+    """Per stream (dev.tracks order): the longest queue in the window (count) and its time-weighted mean over the
+    window (count). Events queued by a launch call count from the call's start to the event's end."""
+    import numpy as np
+
+    streams = len(dev.tracks)
+    longest, mean = np.zeros(streams), np.zeros(streams)
+    rows = np.flatnonzero(links.by_launch)
+    n = len(rows)
+    if n == 0 or w1 <= w0:
+        return longest, mean
+    time = np.concatenate([links.queued[rows], dev.end[rows]])
+    track = np.concatenate([dev.track[rows], dev.track[rows]]).astype(np.int32, copy=False)
+    del rows
+    opens = np.zeros(2 * n, dtype=bool)
+    opens[:n] = True
+    order = np.lexsort((opens, time, track))  # per stream in time; at one instant an end before a start
+    time, track, opens = time[order], track[order], opens[order]
+    del order
+    # every +1 has its -1 on the same stream, so a stream's running total starts and ends at 0: one cumulative
+    # sum over the streams in turn is each stream's queue
+    level = np.cumsum(np.where(opens, 1, -1), dtype=np.int64)
+    del opens
+    first = np.flatnonzero(np.r_[True, track[1:] != track[:-1]])
+    following = np.empty_like(time)
+    following[:-1] = time[1:]
+    following[np.r_[first[1:] - 1, len(time) - 1]] = time[np.r_[first[1:] - 1, len(time) - 1]]  # then empty
+    np.minimum(following, w1, out=following)
+    held = following - np.maximum(time, w0)
+    del following
+    live = (held > 0) | ((time >= w0) & (time < w1))
+    np.maximum(held, 0.0, out=held)
+    held *= level
+    mean[:] = np.bincount(track, weights=held, minlength=streams)[:streams] / (w1 - w0)
+    del held
+    peak = np.where(live, level, 0)
+    longest[track[first]] = np.maximum.reduceat(peak, first)
+    return longest, mean
