@@ -19,3 +19,10 @@ def one_line_error(capsys, path: Path, *args: str) -> str:
     assert len(lines) == 1 and lines[0].startswith(f"advisor: error: {path}: "), err
     assert "internal error" not in lines[0] and out == ""
     return lines[0]
+
+
+def installed_kinds() -> str:
+    """The installed kinds as errors list them, so a kind's folder can be removed without editing other tests."""
+    from advisor import kinds
+
+    return ", ".join(kinds.names())

@@ -57,22 +57,6 @@ def test_a_nearly_right_file_is_claimed_by_none(tmp_path, name):
     assert claimants(path) == []
 
 
-KINETO = {
-    "kineto.json": json.dumps({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
-                                                                     "ts": 1.0, "dur": 2.0}]}),
-    "filtered.json": json.dumps({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1.0,
-                                                  "dur": 2.0}]}),
-}
-
-
-@pytest.mark.parametrize("name", sorted(KINETO))
-@pytest.mark.parametrize("gz", [False, True])
-def test_a_minimal_kineto_trace_is_claimed_by_torch_alone(tmp_path, name, gz):
-    path = tmp_path / (name + (".gz" if gz else ""))
-    path.write_bytes(gzip.compress(KINETO[name].encode()) if gz else KINETO[name].encode())
-    assert claimants(path) == ["torch"]
-
-
 def test_a_gzip_that_is_not_a_perfetto_trace_is_claimed_by_none(tmp_path):
     path = tmp_path / "trace.pb.gz"
     path.write_bytes(gzip.compress(b'{"traceEvents": []}'))

@@ -5,6 +5,7 @@ A second kind, "gadget", is made here by replacing the registry's list of kinds 
 by entry point, is tested in tests/kinds/)."""
 
 import pytest
+from tests_support import installed_kinds
 
 import advisor.kinds
 from advisor.cli import main
@@ -68,12 +69,10 @@ def gadget(tmp_path, monkeypatch):
 
 def test_builtin_packs_declare_their_kind_and_each_kind_loads_only_its_own():
     everything, for_neuron, for_ncu = load_packs(), load_packs(kind="neuron"), load_packs(kind="ncu")
-    for_rbln, for_torch = load_packs(kind="rbln"), load_packs(kind="torch")
-    assert sorted(p.kinds for p in everything.packs) == [("ncu",), ("neuron",), ("rbln",), ("torch",)]
-    assert [p.name for p in for_neuron.packs] == ["neuron"] and [p.name for p in for_ncu.packs] == ["ncu"]
-    assert [p.name for p in for_rbln.packs] == ["rbln"] and [p.name for p in for_torch.packs] == ["torch"]
-    assert set(r.name for r in everything.rules) == {r.name for r in (*for_neuron.rules, *for_ncu.rules,
-                                                                      *for_rbln.rules, *for_torch.rules)}
+    per_kind = {name: load_packs(kind=name) for name in advisor.kinds.names()}  # each kind brings one pack
+    assert sorted(p.kinds for p in everything.packs) == sorted((name,) for name in per_kind)
+    assert all([p.name for p in ruleset.packs] == [name] for name, ruleset in per_kind.items())
+    assert set(r.name for r in everything.rules) == {r.name for ruleset in per_kind.values() for r in ruleset.rules}
     assert (everything.kind, for_neuron.kind, for_ncu.kind) == (None, "neuron", "ncu")
     assert "hw_hbm_bandwidth" in for_neuron.hardware_names and "hw_hbm_bandwidth" not in for_ncu.hardware_names
     assert for_neuron.hardware_names == hardware_names("neuron")
@@ -98,7 +97,7 @@ def test_unknown_kind_in_a_header_is_refused_with_line_and_suggestion(write):
     for kind in (None, "neuron"):  # refused whatever the kind loaded: a typo must not drop the pack silently
         with pytest.raises(PackError) as info:
             load_packs([path], kind=kind)
-        assert problems(info) == (f"{path}:5: unknown profile kind 'nueron' (installed: neuron, ncu, rbln, torch); "
+        assert problems(info) == (f"{path}:5: unknown profile kind 'nueron' (installed: {installed_kinds()}); "
                                   "did you mean 'neuron'?")
 
 
@@ -127,8 +126,8 @@ def test_kinds_belong_in_the_header_file(tmp_path):
 def test_unknown_kind_argument_is_one_error():
     with pytest.raises(AdvisorError) as info:
         load_packs(kind="nuron")
-    assert (info.value.where, info.value.problem) == ("--kind", "unknown profile kind 'nuron' (installed: neuron, "
-                                                                "ncu, rbln, torch); did you mean 'neuron'?")
+    assert (info.value.where, info.value.problem) == ("--kind", f"unknown profile kind 'nuron' (installed: "
+                                                                f"{installed_kinds()}); did you mean 'neuron'?")
 
 
 # ------------------------------------------------------------------------------ two kinds at once
@@ -136,9 +135,8 @@ def test_unknown_kind_argument_is_one_error():
 
 def test_each_kind_loads_its_own_packs_and_hardware_names(gadget):
     everything = load_packs()
-    assert [(p.name, p.kinds) for p in everything.packs] == [("ncu", ("ncu",)), ("neuron", ("neuron",)),
-                                                             ("rbln", ("rbln",)), ("torch", ("torch",)),
-                                                             ("gadget-rules", ("gadget",))]
+    built_in = sorted((name, (name,)) for name in advisor.kinds.names() if name != "gadget")
+    assert [(p.name, p.kinds) for p in everything.packs] == [*built_in, ("gadget-rules", ("gadget",))]
     assert {"hw_widget_rate", "hw_hbm_bandwidth"} <= set(everything.hardware_names)
     assert everything.rule("widget-slow") and everything.rule("neuron/memory-bound")
 
@@ -275,7 +273,7 @@ def test_rules_list_unknown_kind_is_one_line_exit_2(capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == ("advisor: error: --kind: unknown profile kind 'nueron' "
-                            "(installed: neuron, ncu, rbln, torch); "
+                            f"(installed: {installed_kinds()}); "
                             "did you mean 'neuron'?\n")
 
 

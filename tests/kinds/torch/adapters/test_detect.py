@@ -12,6 +12,7 @@ from tests_support import SAMPLES
 
 from advisor.core.errors import AdvisorError
 from advisor.inputs.text import read_head
+from advisor.kinds import _head, available
 from advisor.kinds.torch.adapters import detect, members
 
 HEAD = 1 << 20
@@ -133,3 +134,21 @@ def test_too_many_rank_files_are_refused_before_any_is_read(tmp_path):
         (tmp_path / f"rank{i}.json").write_bytes(b"")
     with pytest.raises(AdvisorError, match="5 rank files, more than the limit of 4"):
         members(tmp_path, 4)
+
+
+# moved from tests/kinds/test_detection.py: the kind's own claim belongs to the kind's tests
+KINETO = {
+    "kineto.json": json.dumps({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
+                                                                     "ts": 1.0, "dur": 2.0}]}),
+    "filtered.json": json.dumps({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1.0,
+                                                  "dur": 2.0}]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KINETO))
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_minimal_kineto_trace_is_claimed_by_torch_alone(tmp_path, name, gz):
+    path = tmp_path / (name + (".gz" if gz else ""))
+    path.write_bytes(gzip.compress(KINETO[name].encode()) if gz else KINETO[name].encode())
+    claimed = [k.name for k in available() if k.adapters().detect(path, _head(path))]
+    assert claimed == ["torch"]  # and by no other kind
