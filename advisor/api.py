@@ -22,6 +22,7 @@ from advisor.investigation.context import judge, load_context
 from advisor.kinds import LoadOptions, detect
 from advisor.kinds import get as get_kind
 from advisor.kinds.base import DEFAULT_MAX_RANKS, Progress
+from advisor.kinds.check import check_saved_tables
 from advisor.metrics.derive import derive, hardware_env
 from advisor.metrics.hardware import resolve
 from advisor.overview import with_overview
@@ -295,7 +296,8 @@ def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int |
 def _as_saved(path: Path, saved: Analysis, options: AnalyzeOptions, refused_when_saved: Sequence[str],
               packs: PackCache | None = None) -> Analysis:
     """A saved analysis under today's rule names, with a new investigation context judged on it."""
-    get_kind(saved.kind, f"{path}: the analysis of a profile of this kind")  # installed?
+    kind = get_kind(saved.kind, f"{path}: the analysis of a profile of this kind")  # installed?
+    check_saved_tables(kind, saved, str(path))
     if refused_when_saved:
         given = ", ".join(refused_when_saved)
         raise AdvisorError(str(path), f"a saved analysis is used as it was analysed; {given} only apply when "

@@ -78,9 +78,24 @@ class Breakdown:
         return next((values[i] for k, values in self.rows if k == key), None)
 
     def text(self, key: str, column: str) -> str:
-        i = next(i for i, c in enumerate(self.text_columns) if c.name == column)
+        """A row's word in a text column; "" when the row or the column has none."""
+        i = next((i for i, c in enumerate(self.text_columns) if c.name == column), None)
         texts = self.texts.get(key)
-        return texts[i] if texts else ""
+        return texts[i] if texts and i is not None else ""
+
+    def layout_problem(self, data: Mapping[str, Any]) -> str | None:
+        """Why this table (read from a saved analysis) is not the one its kind draws: its column, text and figure
+        names against the kind's report.yaml `breakdowns:` entry (the report looks columns up by name). None
+        when it matches, or when the kind declares no such table."""
+        spec = (data.get("breakdowns") or {}).get(self.name)
+        if not isinstance(spec, Mapping):
+            return None
+        for key, have in (("columns", self.columns), ("texts", self.text_columns), ("figures", self.figures)):
+            declared = [e[0] for e in spec.get(key) or () if isinstance(e, list) and e]
+            if sorted(c.name for c in have) != sorted(declared):
+                return (f"trace breakdown '{self.name}': {key} {', '.join(c.name for c in have) or 'none'}, where its "
+                        f"kind has {', '.join(declared) or 'none'}")
+        return None
 
     def figure(self, name: str) -> float | None:
         return next((f.value for f in self.figures if f.name == name), None)

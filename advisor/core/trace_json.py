@@ -42,6 +42,13 @@ def trace_from_dict(data: dict[str, Any] | None, schema_version: int, kind: str)
 
 
 def _breakdown_from(data: dict[str, Any]) -> Breakdown:
+    """A breakdown read back; a row or text entry that does not match its columns is refused (ValueError: the
+    reader names the file), so no table draws a value under another column's heading."""
+    name, width, words = data["name"], len(data["columns"]), len(data.get("text_columns", ()))
+    if any(len(values) != width for _, values in data["rows"]):
+        raise ValueError(f"trace breakdown '{name}': a row without one value per column ({width})")
+    if any(len(texts) != words for texts in data.get("texts", {}).values()):
+        raise ValueError(f"trace breakdown '{name}': a text entry without one word per text column ({words})")
     return Breakdown(**{**data, "columns": tuple(BreakdownColumn(**c) for c in data["columns"]),
                         "rows": tuple((key, tuple(values)) for key, values in data["rows"]),
                         "text_columns": tuple(BreakdownColumn(**c) for c in data.get("text_columns", ())),

@@ -13,6 +13,7 @@ from advisor.core.yamlsafe import load_yaml_file
 from advisor.kinds.data_schema import merged, problem, shared_shapes
 
 if TYPE_CHECKING:
+    from advisor.core.model import Analysis
     from advisor.kinds.base import ProfileKind
 
 OWN_SCHEMA = "schema.yaml"  # a kind's own keys, in the shapes of kind-data.schema.yaml
@@ -44,3 +45,13 @@ def check(kind: ProfileKind) -> None:
     kind.adapters()
     kind.events()
     kind.report()
+
+
+def check_saved_tables(kind: ProfileKind, analysis: Analysis, where: str) -> None:
+    """A saved analysis (untrusted input) draws its trace tables with the kind's report code, which looks their
+    columns up by name: a table whose names are not the kind's is one error naming the file, not a crash."""
+    layout = kind.data("report.yaml")
+    for table in analysis.trace.breakdowns if analysis.trace else ():
+        problem = table.layout_problem(layout)
+        if problem:
+            raise AdvisorError(where, problem)

@@ -19,6 +19,8 @@ from tests_support import FIXTURES, ROOT, SAMPLES
 from advisor.cli import main
 from advisor.core import analysis_schema, serialize, units
 from advisor.core.errors import AdvisorError
+from advisor.kinds import get as get_kind
+from advisor.kinds.check import check_saved_tables
 from advisor.report.render import render
 
 WEIGHT_RELOAD = SAMPLES / "weight_reload" / "summary.json"
@@ -221,6 +223,8 @@ def test_any_mutation_renders_or_is_one_error(mutable, data):
     raw = json.dumps(doc, allow_nan=False).encode()
     try:
         analysis = serialize.decode_analysis(raw, "a.json")
+        if analysis is not None:  # as load_analysis reads one: its tables against its kind's (api._as_saved)
+            check_saved_tables(get_kind(analysis.kind, "a.json"), analysis, "a.json")
     except AdvisorError as exc:
         assert exc.where == "a.json" and "\n" not in exc.problem
         return
@@ -242,3 +246,24 @@ def test_the_saved_analysis_renders_as_the_profile(saved_data, tmp_path, monkeyp
     from advisor.api import analyze
 
     assert direct == render(analyze(relative), "md", None).main
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda t: t["text_columns"].pop(0), "a text entry without one word per text column (1)"),
+    (lambda t: t["columns"][0].update(name="sise"), "trace breakdown 'tensor_loads': columns sise, loaded_bytes, "
+                                                    "loads, repeat, where its kind has size, loaded_bytes, loads, "
+                                                    "repeat"),
+    (lambda t: t["rows"][0][1].pop(), "a row without one value per column (4)"),
+])
+def test_a_saved_table_that_is_not_its_kinds_is_one_error(tmp_path, capsys, edit, problem):
+    """A hand-edited saved trace table (a dropped text column, a renamed column, a short row) made the Neuron
+    report crash (StopIteration) where the reader expects one line naming the file."""
+    saved = tmp_path / "a.json"
+    assert main(["report", str(SAMPLES / "legacy_trace" / "profile.json"), "-o", str(saved)]) == 0
+    data = json.loads(saved.read_text())
+    edit(next(t for t in data["trace"]["breakdowns"] if t["name"] == "tensor_loads"))
+    saved.write_text(json.dumps(data))
+    assert main(["report", str(saved), "-o", str(tmp_path / "r.md")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"advisor: error: {saved}: ") and problem in err and "\n" not in err
+    assert not (tmp_path / "r.md").exists()

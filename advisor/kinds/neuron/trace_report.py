@@ -118,8 +118,8 @@ def _tensor_section(b: Breakdown, analysis: Analysis) -> Section:
         shown[-1] += " (reported)" if b.text(key, "source") == "reported" else ""  # copies: Explorer's own figure
         return (code(key), escape(b.text(key, "kind")) or "—", *shown)
 
-    kind = next(c for c in b.text_columns if c.name == "kind")
-    blocks.append(Table((escape(b.key_title), escape(kind.title), *(escape(c.title) for c in b.columns)),
+    kind = next((c.title for c in b.text_columns if c.name == "kind"), "Kind")
+    blocks.append(Table((escape(b.key_title), escape(kind), *(escape(c.title) for c in b.columns)),
                         tuple(cells(key, values) for key, values in b.rows),
                         align=("left", "left", *("right" for _ in b.columns))))
     unnamed = b.figure("unnamed_fraction")
