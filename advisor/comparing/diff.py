@@ -122,13 +122,23 @@ def _work_warning(before: Analysis, after: Analysis, table: dict[str, Any], nois
             "or slowdown of the same work."] if changes else []
 
 
-def _warnings(before: Side, after: Side) -> list[str]:
+def identity(analysis: Analysis, key: str) -> str | None:
+    """A comparability field (compare.yaml `comparability:`) as shown: the analysis's text field, else its metric
+    of that name with its unit (a world size or a device count is a number, not text); None when neither exists."""
+    if key in analysis.info:
+        return analysis.info[key]
+    metric = analysis.metrics.get(key)
+    return fmt.value(metric.value, metric.unit) if metric is not None and metric.value is not None else None
+
+
+def _warnings(before: Analysis, after: Analysis) -> list[str]:
     out = []
-    if before.hardware != after.hardware:
-        out.append(f"Different hardware: {before.hardware or 'unknown'} → {after.hardware or 'unknown'}; peaks, "
+    old_hw, new_hw = (a.hardware.name if a.hardware else None for a in (before, after))
+    if old_hw != new_hw:
+        out.append(f"Different hardware: {old_hw or 'unknown'} → {new_hw or 'unknown'}; peaks, "
                    "ridge points and utilisation percentages are not comparable.")
     for key, what in compare_table(after.kind).get("comparability", ()):
-        a, b = before.info.get(key), after.info.get(key)
+        a, b = identity(before, key), identity(after, key)
         if a != b:
             out.append(f"Different {what}: {a or 'unknown'} → {b or 'unknown'}.")
     for pack in sorted(set(before.packs) | set(after.packs)):
@@ -193,7 +203,7 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
     sides = side(before, labels[0]), side(after, labels[1])
     return Comparison(
         before=sides[0], after=sides[1], speedup=a / b if a and b else None, noise=noise, metrics=metrics,
-        findings=tuple(findings), warnings=(*_work_warning(before, after, table, noise), *_warnings(*sides),
+        findings=tuple(findings), warnings=(*_work_warning(before, after, table, noise), *_warnings(before, after),
                                            *_settings_warnings(before, after, labels)),
         root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
         root_cause_after=tuple(f.name for f in after.findings if f.root_cause),

@@ -119,7 +119,7 @@ def test_local_cluster_gives_the_serial_rows_on_the_samples(tmp_path):
     with executor(2, None) as (pool, width):
         result = run_fleet(discover([str(SAMPLES)]), store, AnalyzeOptions(), lambda: nullcontext((pool, width)))
     # the sample profiles of each installed kind (a kind whose folders are removed takes its samples along)
-    samples = {k: n for k, n in {"neuron": 13, "ncu": 8, "rbln": 6, "torch": 6}.items() if k in kind_names()}
+    samples = {k: n for k, n in {"neuron": 13, "ncu": 8, "rbln": 6, "torch": 17}.items() if k in kind_names()}
     assert (width, result.analysed, result.failed, len(result.duplicates)) == (2, sum(samples.values()), 0, 2)
     columns = ["hash", "path", "kind", "name", "total_time", "root_causes", "recoverable_time"]
     assert store.profiles()[columns].equals(store_serial.profiles()[columns])

@@ -56,14 +56,16 @@ def _counts(trace: EventTrace) -> tuple[dict[str, int], dict[str, int]]:
     return events, {k: n for k, n in skipped.items() if n}
 
 
-def _kernel_metrics(dev: Device, know: Knowledge, kernels: Any) -> dict[str, float | None]:
-    """Kernel count, summed and median time; occupancy weighted by kernel time where the trace gives it."""
+def _kernel_metrics(dev: Device, know: Knowledge, kernels: Any, comm: Any) -> dict[str, float | None]:
+    """Kernel count, summed and median time; occupancy weighted by kernel time where the trace gives it. A
+    communication kernel's occupancy (NCCL: a few blocks by design) and a 0 (what Kineto writes when CUPTI gave
+    no estimate, seen on large CUTLASS GEMMs) say nothing about occupancy: they are left out."""
     import numpy as np
 
     clipped = dev.clipped_duration()[kernels]
     duration = (dev.end - dev.start)[kernels]
     occupancy = dev.occupancy[kernels]
-    known = np.isfinite(occupancy)
+    known = np.isfinite(occupancy) & (occupancy > 0) & ~comm[kernels]
     weight = float(clipped[known].sum())
     low = known & (occupancy < know.low_occupancy)
     return {"kernel_count": float(kernels.sum()), "kernel_time": float(clipped.sum()) * NS,
@@ -130,7 +132,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         m[key], m[f"{key}_fraction"] = t * NS, _share(t, length)
 
     kernels = dev.kernels() & dev.inside & work
-    m.update(_kernel_metrics(dev, know, kernels))
+    m.update(_kernel_metrics(dev, know, kernels, comm))
     m.update(launch_metrics(dev, rt, links, w0, w1))
     longest, mean = queue_lengths(dev, links, w0, w1)
     m["queue_length_max"] = float(longest.max()) if len(longest) else None

@@ -294,11 +294,14 @@ def _one(raw: msgspec.Raw, decoder: msgspec.json.Decoder) -> Any:
 
 def decoded(raws: list[msgspec.Raw], done: Callable[[int], None]) -> Iterable[list[Any]]:
     """The entries (raw slices) decoded BATCH at a time; a batch that does not decode as a whole is decoded
-    entry by entry, so a bad entry costs itself only."""
+    entry by entry, so a bad entry costs itself only. `raws` is consumed: each batch's slices are dropped from
+    it (set to None) as the batch is taken, so the slices (≈70 B an event: 0.3× a Kineto file) are freed while
+    the columns grow instead of all being held to the end."""
     batch_decoder = msgspec.json.Decoder(list[Item])
     one_decoder = msgspec.json.Decoder(Item)
     for start in range(0, len(raws), BATCH):
         chunk = raws[start:start + BATCH]
+        raws[start:start + len(chunk)] = [None] * len(chunk)
         try:
             yield batch_decoder.decode(b"[" + b",".join(chunk) + b"]")
         except (msgspec.ValidationError, RecursionError):
