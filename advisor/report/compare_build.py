@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 from advisor.comparing.diff import WORK_WARNING, compare_table
 from advisor.core import units as fmt
 from advisor.core.comparison import Comparison, FindingChange, MetricChange, RowChange, Series, Side
+from advisor.core.model import Analysis
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 
 VERDICT_MARK = {"better": "better", "worse": "**worse**", "unchanged": "unchanged", "n/a": "—"}
@@ -156,6 +158,11 @@ def _warnings(c: Comparison) -> Section | None:
     return Section("Comparability warnings", (Bullets(tuple(escape(w) for w in c.warnings)),), "warnings")
 
 
+def _analysed(a: Analysis) -> str:
+    """Which profile of an input was analysed: the file's entry, or a folder's member (its file's name)."""
+    return a.source.entry or PurePath(a.source.path.replace("\\", "/")).name
+
+
 def _entries_section(c: Comparison) -> Section | None:
     """Every profile of both inputs (the kernels of two runs), matched by name and launch shape."""
     if not c.entries:
@@ -166,7 +173,7 @@ def _entries_section(c: Comparison) -> Section | None:
     runs = [sum(e.before or 0.0 for e in c.entries), sum(e.after or 0.0 for e in c.entries)]
     total = (f"Whole run: {fmt.seconds(runs[0])} → {fmt.seconds(runs[1])} "
              f"({fmt.speedup(runs[0] / runs[1]) if runs[1] else 'unavailable'}); the rest of this comparison is of "
-             f"the analysed profile ({escape(c.before.source.entry or '')} → {escape(c.after.source.entry or '')}).")
+             f"the analysed profile ({escape(_analysed(c.before))} → {escape(_analysed(c.after))}).")
     return Section("Matched profiles", (Paragraph(total), Table(("Profile", "Where", "Before", "After", "Speedup"),
                                                                 rows, align=("left", "left", "right", "right",
                                                                              "right"))), "entries")

@@ -92,8 +92,11 @@ def test_two_rank_folders_match_ranks(tmp_path):
     assert entries["rank 3"].speedup == pytest.approx(1.147, abs=0.01)
     assert entries["rank 0"].speedup == pytest.approx(1.0, abs=0.01)
     assert {f.name: f.status for f in c.findings} == {"straggler-rank": "fixed", "straggler-rank-device": "fixed"}
-    # the headline compares the analysed ranks: each side's slowest
+    # the headline compares the analysed ranks: each side's slowest, named by their files (folders have no entry)
     assert (slow.value("rank"), c.speedup) == (2, pytest.approx(slow.value("total_time") / fast.value("total_time")))
+    text = render_comparison(c, "md", None).main.decode()
+    analysed = f"the analysed profile ({Path(slow.source.path).name} → {Path(fast.source.path).name})."
+    assert analysed in text and "( → )" not in text
 
 
 def test_comparability_warnings_for_world_size_and_step_count():
