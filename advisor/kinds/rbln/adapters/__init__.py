@@ -14,8 +14,6 @@ tracks were found (its slices are in category `other`), so the report still show
 
 from __future__ import annotations
 
-import os
-import re
 import zlib
 from collections.abc import Callable
 from contextlib import suppress
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Profile
+from advisor.inputs.folders import MAX_LISTED, listing
 from advisor.inputs.perfetto.arguments import Arguments
 from advisor.inputs.perfetto.packets import CORRUPT, Splitter
 from advisor.inputs.text import read_head
@@ -38,9 +37,7 @@ FOREIGN = (".ntff", ".ncu-rep")  # other kinds' binary captures are never claime
 NCU_MAGIC = b"NVR\0"
 SNIFF_PACKETS = 16  # whole packets decoded to recognise a trace
 SNIFF_INFLATED = 1 << 20
-MAX_LISTED = 1_000_000  # entries of a folder looked at: past this it is a runaway folder, not a capture
 TRACE_STARTS = (b"\x0a", b"\x1f\x8b")  # a Perfetto trace's first packet field, or gzip
-_DIGITS = re.compile(r"(\d+)")
 ARGUMENTS = Arguments(**slice_argument_keys())  # where a slice's bytes and cycles are (tracks.yaml `arguments`)
 
 
@@ -83,12 +80,6 @@ def sniff(head: bytes) -> bool:
     return known
 
 
-def _natural(path: Path) -> list[object]:
-    """rank2 before rank10: the digit runs (odd places of the split) as numbers, the rest as text."""
-    parts = _DIGITS.split(path.name)
-    return [(0, int(p), "") if i % 2 else (1, 0, p.lower()) for i, p in enumerate(parts)]
-
-
 def _is_trace_name(path: Path) -> bool:
     name = path.name.lower()
     name = name[:-3] if name.endswith(".gz") else name
@@ -97,17 +88,7 @@ def _is_trace_name(path: Path) -> bool:
 
 def _listing(folder: Path, limit: int = MAX_LISTED) -> list[Path]:
     """The folder's files named like traces, in natural order; refused past `limit` entries."""
-    found = []
-    try:
-        with os.scandir(folder) as entries:
-            for count, entry in enumerate(entries, 1):
-                if count > limit:
-                    raise AdvisorError(str(folder), f"more than {limit:,} entries: not a folder of rank traces")
-                if entry.is_file() and _is_trace_name(Path(entry.name)):
-                    found.append(Path(entry.path))
-    except OSError as exc:
-        raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
-    return sorted(found, key=_natural)
+    return listing(folder, lambda name: _is_trace_name(Path(name)), limit)
 
 
 def _bad_start(path: Path) -> str | None:

@@ -14,8 +14,6 @@ complete events of categories no table takes (`extra["other"]`, by category).
 
 from __future__ import annotations
 
-import os
-import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ from typing import Any
 from advisor.core.collector import collector_paused
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Profile
+from advisor.inputs.folders import MAX_LISTED, listing
 from advisor.inputs.limits import depth_refusal
 from advisor.inputs.text import file_errors, open_regular, read_bytes, read_head, require_regular_file
 from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
@@ -32,9 +31,7 @@ from advisor.kinds.torch.adapters.profile import profile
 from advisor.kinds.torch.adapters.reader import Collected
 
 ENDINGS = (".json", ".json.gz")  # a folder's traces (torch.profiler writes *.pt.trace.json[.gz])
-MAX_LISTED = 1_000_000  # entries of a folder looked at: past this it is a runaway folder, not a capture
 INFLATE_STEP = 1 << 16  # compressed bytes inflated at a time
-_DIGITS = re.compile(r"(\d+)")
 
 
 def detect(path: Path, head: bytes) -> bool:
@@ -43,25 +40,9 @@ def detect(path: Path, head: bytes) -> bool:
     return sniff.is_kineto(head)
 
 
-def _natural(path: Path) -> list[object]:
-    """rank2 before rank10: the digit runs (odd places of the split) as numbers, the rest as text."""
-    parts = _DIGITS.split(path.name)
-    return [(0, int(p), "") if i % 2 else (1, 0, p.lower()) for i, p in enumerate(parts)]
-
-
 def _listing(folder: Path, limit: int = MAX_LISTED) -> list[Path]:
-    """The folder's files named like traces (.json, .json.gz), in natural order; refused past `limit` entries."""
-    found = []
-    try:
-        with os.scandir(folder) as entries:
-            for count, entry in enumerate(entries, 1):
-                if count > limit:
-                    raise AdvisorError(str(folder), f"more than {limit:,} entries: not a folder of rank traces")
-                if entry.is_file() and entry.name.lower().endswith(ENDINGS):
-                    found.append(Path(entry.path))
-    except OSError as exc:
-        raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
-    return sorted(found, key=_natural)
+    """The folder's files named like traces, in natural order; refused past `limit` entries."""
+    return listing(folder, lambda name: name.lower().endswith(ENDINGS), limit)
 
 
 def _rank(path: Path, text: str) -> int | None:
