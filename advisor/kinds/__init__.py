@@ -16,7 +16,7 @@ from pathlib import Path
 from advisor.core.errors import AdvisorError, suggest
 from advisor.inputs.text import read_head
 from advisor.kinds.base import LoadOptions, ProfileKind
-from advisor.kinds.check import check, check_data
+from advisor.kinds.check import check
 
 __all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "check", "detect", "get", "names"]
 
@@ -36,7 +36,8 @@ def _load(module_path: str) -> ProfileKind:
                            f"cannot be loaded: {type(exc).__name__}: {exc}") from None
     if not isinstance(kind, ProfileKind):
         raise AdvisorError(module_path, "not a profile kind (expected a ProfileKind named KIND)")
-    check_data(kind)  # its modules are checked when a stage first asks for them (kinds.check: all at once)
+    # each data file is checked when a stage first reads it (options.yaml where the parser is built), each
+    # module when a stage first asks for it; kinds.check runs all of it at once
     return kind
 
 

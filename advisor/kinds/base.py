@@ -113,8 +113,9 @@ class ProfileKind:
                      for e in entries if isinstance(e, dict) and e.get("entry") is True)
 
     def data(self, name: str) -> dict[str, Any]:
-        """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none."""
-        return _data(self.folder / name)
+        """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none. A file shared
+        modules read is checked against its shape the first time (kinds.check.check_file)."""
+        return _checked(self, name)
 
 
 @cache
@@ -128,6 +129,15 @@ def _part(kind: ProfileKind, name: str) -> Any:
             raise AdvisorError(f"profile kind '{kind.name}' ({kind.package})", "has no adapters module")
         return None
     return {"adapters": adapters_of, "events": events_of, "report": report_of}[name](kind, module)
+
+
+@cache
+def _checked(kind: ProfileKind, name: str) -> dict[str, Any]:
+    from advisor.kinds.check import check_file
+
+    data = _data(kind.folder / name)
+    check_file(kind, name, data)
+    return data
 
 
 @cache

@@ -5,8 +5,9 @@ for options); each module is checked when a stage first asks for it; the tests r
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import AdvisorError
 from advisor.core.yamlsafe import load_yaml_file
@@ -20,23 +21,31 @@ OWN_SCHEMA = "schema.yaml"  # a kind's own keys, in the shapes of kind-data.sche
 
 
 @cache
-def check_data(kind: ProfileKind) -> None:
-    """Every data file a shared module reads fits its shape; the error names the kind, the file and the key."""
-    shapes = shared_shapes()
+def kind_shapes(kind: ProfileKind) -> dict[str, Any]:
+    """The shapes of the kind's data files: the shared ones with the kind's own keys (data/schema.yaml) added."""
     own_path = kind.folder / OWN_SCHEMA
-    if own_path.is_file():
-        own = load_yaml_file(own_path)
-        try:
-            shapes = merged(shapes, own if isinstance(own, dict) else {})
-        except ValueError as exc:
-            raise AdvisorError(f"profile kind '{kind.name}' ({own_path})", str(exc)) from None
-    for name, shape in shapes.items():
-        path = kind.folder / name
-        if not path.is_file():
-            continue
-        found = problem(kind.data(name), shape)
-        if found:
-            raise AdvisorError(f"profile kind '{kind.name}' ({path})", found)
+    if not own_path.is_file():
+        return shared_shapes()
+    own = load_yaml_file(own_path)
+    try:
+        return merged(shared_shapes(), own if isinstance(own, dict) else {})
+    except ValueError as exc:
+        raise AdvisorError(f"profile kind '{kind.name}' ({own_path})", str(exc)) from None
+
+
+def check_file(kind: ProfileKind, name: str, data: Any) -> None:
+    """One data file against its shape (ProfileKind.data runs it the first time a file is read, so a file is
+    parsed once and only when a stage needs it); the error names the kind, the file and the key."""
+    shape = kind_shapes(kind).get(name)
+    found = problem(data, shape) if shape is not None else None
+    if found:
+        raise AdvisorError(f"profile kind '{kind.name}' ({kind.folder / name})", found)
+
+
+def check_data(kind: ProfileKind, names: Iterable[str] | None = None) -> None:
+    """The kind's data files (`names`, or every shaped one) fit their shapes."""
+    for name in kind_shapes(kind) if names is None else names:
+        kind.data(name)
 
 
 def check(kind: ProfileKind) -> None:

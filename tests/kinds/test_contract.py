@@ -30,6 +30,8 @@ def _toy_variant(tmp_path, monkeypatch, name: str, edit=None) -> ProfileKind:
     shutil.copytree(TOY, folder, ignore=shutil.ignore_patterns("__pycache__"))
     for path in folder.rglob("*.py"):
         path.write_text(path.read_text().replace("toy_kind", name).replace('name="toy"', f'name="{name}"'))
+    pack = folder / "rules" / "pack.yaml"
+    pack.write_text(pack.read_text().replace("kinds: [toy]", f"kinds: [{name}]"))
     if edit:
         edit(folder)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -103,8 +105,6 @@ def test_a_kind_without_load_is_refused(tmp_path, monkeypatch):
     ("compare.yaml", "groups: [{name: time}]\n", r"compare.yaml\): groups\[0\]: missing metrics"),
     ("compare.yaml", "breakdowns: [{name: a, column: b, better: more}]\n",
      r"breakdowns\[0\].better: 'more' is not one of higher, lower"),
-    ("options.yaml", "options: [{flag: --x, help: y, action: store_false}]\n",
-     r"options\[0\].action: 'store_false' is not one of store, store_true"),
     ("conventions.yaml", "percent_scal: 100\n", r"percent_scal: unknown key; did you mean 'percent_scale'"),
 ])
 def test_a_misspelt_or_misshapen_data_key_is_refused(tmp_path, monkeypatch, file, text, message):
@@ -136,8 +136,9 @@ def test_a_kind_schema_may_not_redefine_a_shared_key(tmp_path, monkeypatch):
         kinds.check(_toy_variant(tmp_path, monkeypatch, "toy_redefine", edit))
 
 
-def test_registration_refuses_a_plugin_with_a_misspelt_key(tmp_path, monkeypatch, capsys):
-    """The data check runs when the kind is registered: a command names the kind and file, exit 2."""
+def test_a_plugin_with_a_misspelt_key_is_refused_when_its_file_is_read(tmp_path, monkeypatch, capsys):
+    """A data file is checked the first time a stage reads it (registration reads only options.yaml): the
+    report names the kind, the file and the key, exit 2, and writes nothing."""
     from advisor.cli import main
 
     _toy_variant(tmp_path, monkeypatch, "toy_reg", lambda f: (f / "data" / "report.yaml").write_text("subjct: x\n"))
@@ -145,7 +146,9 @@ def test_registration_refuses_a_plugin_with_a_misspelt_key(tmp_path, monkeypatch
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-reg\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text("[advisor.kinds]\ntoy_reg = toy_reg\n")
-    assert main(["metrics", str(Path(__file__).parent / "sample.toy")]) == 2
+    out = tmp_path / "r.md"
+    assert main(["report", str(Path(__file__).parent / "sample.toy"), "-o", str(out)]) == 2
+    assert not out.exists()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("advisor: error: profile kind 'toy_reg'")
     assert "subjct: unknown key; did you mean 'subject'?" in err[0]
