@@ -76,7 +76,7 @@ def regression_gate(result: Comparison | Series, max_slowdown_percent: float | N
     slower = (1 / pair.speedup - 1) * 100
     if slower <= max_slowdown_percent + 1e-9:  # exactly at the allowance passes, whatever the float rounding
         return []
-    return [f"total time {slower:+.1f} % ({pair.before.label} → {pair.after.label}), "
+    return [f"{pair.speedup_title.lower()} {slower:+.1f} % ({pair.before.label} → {pair.after.label}), "
             f"more than {max_slowdown_percent:g} %"]
 
 

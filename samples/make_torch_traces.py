@@ -1220,16 +1220,15 @@ SCENARIOS: dict[str, Callable[[], dict[str, Rank]]] = {
     "torch_tp_slow_link": scn_tp_slow_link,
 }
 # What advisor finds above info on each sample (input in its folder, `.` the folder; --entry or None): the rules
-# each is built to fire, and those that fire although they should not (WRONGLY, a rule's defect the sample's
-# README explains; tests/kinds/torch/test_samples_generated.py fails when one stops firing, so the list follows
-# the rules). Every rule of rules/torch fires on one sample here, trace-coverage on samples/torch_cpu_only.
+# each is built to fire, no more and no fewer (tests/kinds/torch/test_samples_generated.py). Every rule of
+# rules/torch fires on one sample here, trace-coverage on samples/torch_cpu_only.
 FIRES: tuple[tuple[str, str, str | None, tuple[str, ...]], ...] = (
     ("torch_host_bound", "host_bound.pt.trace.json.gz", None, ("host-bound", "launch-overhead")),
     ("torch_exposed_allreduce", "rank0_of8.pt.trace.json.gz", None, ("exposed-communication",)),
     ("torch_blocking_copy", "resnet50_pageable.pt.trace.json.gz", None,
-     ("blocking-copy", "memory-ops-dominant", "sync-in-step")),
+     ("blocking-copy", "memory-ops-dominant")),
     ("torch_dataloader_stall", "resnet18_loader.pt.trace.json.gz", None,
-     ("dataloader-stall", "host-bound", "step-time-variance")),
+     ("dataloader-stall", "host-bound")),
     ("torch_warm_up", "resnet18_first_steps.pt.trace.json.gz", None,
      ("warm-up-dominated", "host-bound", "step-time-variance")),
     ("torch_low_occupancy", "llm_decode_graphs.pt.trace.json.gz", None, ("low-occupancy-kernels",)),
@@ -1240,10 +1239,6 @@ FIRES: tuple[tuple[str, str, str | None, tuple[str, ...]], ...] = (
     ("torch_ddp_imbalance", ".", None, ("rank-compute-imbalance",)),
     ("torch_tp_slow_link", ".", None, ("straggler-rank", "straggler-rank-comm", "exposed-communication")),
 )
-WRONGLY: dict[str, tuple[str, ...]] = {
-    # the loader's idle time, claimed again by the per-step loss.item(): the loop without it idles as long
-    "torch_dataloader_stall": ("sync-in-step",),
-}
 
 
 def write(folder: str, out: Path) -> list[Path]:
@@ -1266,9 +1261,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.list:
         for folder, name, entry, fired in FIRES:
-            wrong = WRONGLY.get(folder, ()) if entry is None else ()
-            print(f"{folder}/{name}" + (f" --entry {entry}" if entry else "") + f": {', '.join(fired)}"
-                  + (f" (and, wrongly, {', '.join(wrong)})" if wrong else ""))
+            print(f"{folder}/{name}" + (f" --entry {entry}" if entry else "") + f": {', '.join(fired)}")
         return
     for folder in args.only or SCENARIOS:
         for path in write(folder, args.out):

@@ -199,10 +199,12 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
     findings += [FindingChange(n, new[n].title, new[n].severity, "new", None, new[n]) for n in new if n not in old]
     findings += [FindingChange(n, new[n].title, new[n].severity, "persisting", old[n], new[n])
                  for n in new if n in old]
-    a, b = before.value("total_time"), after.value("total_time")
+    of, title = headline_time(before, after, table)
+    a, b = before.value(of), after.value(of)
     sides = side(before, labels[0]), side(after, labels[1])
     return Comparison(
-        before=sides[0], after=sides[1], speedup=a / b if a and b else None, noise=noise, metrics=metrics,
+        before=sides[0], after=sides[1], speedup=a / b if a and b else None, speedup_of=of, speedup_title=title,
+        noise=noise, metrics=metrics,
         findings=tuple(findings), warnings=(*_work_warning(before, after, table, noise), *_warnings(before, after),
                                            *_settings_warnings(before, after, labels)),
         root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
@@ -210,6 +212,17 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
         entries=_entries(before, after) if before.entries and after.entries else (),
         breakdowns=_breakdowns(before, after, table, noise),
     )
+
+
+def headline_time(before: Analysis, after: Analysis, table: dict[str, Any]) -> tuple[str, str]:
+    """The metric whose ratio is the headline speedup, and its title: the kind's (compare.yaml `headline:`, per-step
+    time for a training loop, so that windows of different step counts compare) where both sides have it, else the
+    total time."""
+    spec = table.get("headline") or {}
+    metric = spec.get("metric")
+    if metric and before.value(metric) and after.value(metric):
+        return metric, spec["title"]
+    return "total_time", "Total time"
 
 
 def entry_key(entry: ProfileOverview) -> tuple[str, str | None]:

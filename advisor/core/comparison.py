@@ -84,7 +84,7 @@ class BreakdownChange:
 class Comparison:
     before: Side
     after: Side
-    speedup: float | None  # before total_time / after total_time
+    speedup: float | None  # before / after of the headline time (`speedup_of`)
     noise: float  # relative changes within it are "unchanged"
     metrics: Mapping[str, MetricChange]
     findings: tuple[FindingChange, ...]
@@ -93,6 +93,8 @@ class Comparison:
     warnings: tuple[str, ...]
     entries: tuple[EntryChange, ...] = ()  # every profile of both inputs, matched (kernels of two runs)
     breakdowns: tuple[BreakdownChange, ...] = ()  # the kind's tables compared row by row (per-layer deltas)
+    speedup_of: str = "total_time"  # the metric the speedup is a ratio of (compare.yaml `headline:`)
+    speedup_title: str = "Total time"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ def _comparison(c: Comparison) -> dict[str, Any]:
     by_status = {s: [f.name for f in c.findings if f.status == s] for s in ("fixed", "new", "persisting")}
     return {
         "schema_version": VERSION, "before": side(c.before), "after": side(c.after), "speedup": c.speedup,
-        "noise": c.noise,
+        "speedup_of": c.speedup_of, "noise": c.noise,
         "metrics": {n: {"before": m.before, "after": m.after, "change": m.change, "verdict": m.verdict,
                         "unit": m.unit, "group": m.group, "better": m.better} for n, m in c.metrics.items()},
         "findings": by_status,

@@ -51,6 +51,34 @@ def concat(parts: Sequence[Intervals]) -> Intervals:
     return np.concatenate([s for s, _ in parts]), np.concatenate([d for _, d in parts])
 
 
+def covered(seg_start: Any, seg_end: Any, points: Any) -> Any:
+    """Covered length of disjoint sorted segments up to each point (piecewise linear through their ends)."""
+    import numpy as np
+
+    if len(seg_start) == 0:
+        return np.zeros(len(points))
+    lengths = seg_end - seg_start
+    before = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])
+    xs = np.column_stack([seg_start, seg_end]).ravel()
+    ys = np.column_stack([before, before + lengths]).ravel()
+    return np.interp(points, xs, ys)
+
+
+def intersect(a_start: Any, a_end: Any, b_start: Any, b_end: Any) -> tuple[Any, Any]:
+    """The segments (starts, ends) covered by both of two sets of disjoint segments: where the count of
+    open segments is two. Touching segments do not overlap (an end sorts before a start at the same point)."""
+    import numpy as np
+
+    points = np.concatenate([a_start, a_end, b_start, b_end]).astype(float)
+    delta = np.concatenate([np.ones(len(a_start)), -np.ones(len(a_end)), np.ones(len(b_start)), -np.ones(len(b_end))])
+    order = np.lexsort((delta, points))
+    points, level = points[order], np.cumsum(delta[order])
+    both = np.flatnonzero(level[:-1] == 2)
+    start, end = points[both], points[both + 1]
+    keep = end > start
+    return start[keep], end[keep]
+
+
 def timeline(rows: Mapping[str, Intervals], span: float, bins: int) -> tuple[tuple[float, ...],
                                                                           dict[str, tuple[float, ...]]]:
     """Bin edges over [0, span] and, per row, the busy fraction of each bin, exact: the covered length
@@ -65,13 +93,7 @@ def timeline(rows: Mapping[str, Intervals], span: float, bins: int) -> tuple[tup
         if len(seg_start) == 0:
             out[name] = (0.0,) * bins
             continue
-        # covered length up to t: piecewise linear through the segment boundaries
-        lengths = seg_end - seg_start
-        before = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])
-        xs = np.column_stack([seg_start, seg_end]).ravel()
-        ys = np.column_stack([before, before + lengths]).ravel()
-        covered = np.interp(edges, xs, ys)
-        out[name] = tuple(float(v) for v in np.clip(np.diff(covered) / width, 0.0, 1.0))
+        out[name] = tuple(float(v) for v in np.clip(np.diff(covered(seg_start, seg_end, edges)) / width, 0.0, 1.0))
     return tuple(float(e) for e in edges), out
 
 

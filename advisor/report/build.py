@@ -63,7 +63,7 @@ def _tldr(view: View, kind_report: Report) -> Section:
         candidates.append((0, f"**Data warning:** {escape(why)}; times, bandwidths and utilisations that need "
                               "it are unavailable."))
     candidates.extend(kind_report.tldr(a))
-    if a.entries:
+    if len(a.entries) > 1:  # a folder of one trace has no slowest member to name
         analysed = next((e for e in a.entries if e.analysed), None)
         times = sorted(e.total_time for e in a.entries if e.total_time is not None)
         if analysed and analysed.total_time and times:

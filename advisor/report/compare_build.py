@@ -30,19 +30,26 @@ def _change_text(m: MetricChange | RowChange, unit: str) -> str:
 
 
 def _speedup_sentence(c: Comparison) -> str:
-    total = c.metrics.get("total_time")
-    times = f" ({fmt.seconds(total.before)} → {fmt.seconds(total.after)})" if total else ""
+    headline, total = c.metrics.get(c.speedup_of), c.metrics.get("total_time")
+    per_step = c.speedup_of != "total_time"
+    parts = [f"{escape(c.speedup_title.lower())} {fmt.seconds(headline.before)} → {fmt.seconds(headline.after)}"
+             ] if per_step and headline else []
+    if total:
+        parts.append(f"{'windows ' if per_step else ''}{fmt.seconds(total.before)} → {fmt.seconds(total.after)}")
+    times = f" ({'; '.join(parts)})" if parts else ""
     if c.speedup is None:
         return "Total time is unavailable on one side: no speedup can be computed."
     if abs(c.speedup - 1) <= c.noise:
-        return f"Total time is unchanged within the {fmt.percent(c.noise)} noise floor{times}."
+        return f"{escape(c.speedup_title)} is unchanged within the {fmt.percent(c.noise)} noise floor{times}."
     word = "faster" if c.speedup > 1 else "slower"
     factor = c.speedup if c.speedup > 1 else 1 / c.speedup
-    if not like_for_like(c):  # different work: the ratio of times is not a speedup of the kernel
+    if not like_for_like(c) and not per_step:  # different work: the ratio of times is not a speedup of the kernel
         shorter = "shorter" if c.speedup > 1 else "longer"
         return (f"Total time {fmt.speedup(factor)} {shorter}{times}, **not like-for-like**: the two sides did "
                 "different amounts of work (see the warnings).")
-    return f"**{escape(c.after.label)} is {fmt.speedup(factor)} {word}** than {escape(c.before.label)}{times}."
+    scope = " per step" if per_step else ""
+    return (f"**{escape(c.after.label)} is {fmt.speedup(factor)} {word}{scope}** than "
+            f"{escape(c.before.label)}{times}.")
 
 
 def like_for_like(c: Comparison) -> bool:

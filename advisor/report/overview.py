@@ -28,7 +28,7 @@ def overview_section(analysis: Analysis) -> Section | None:
     blocks: list[Any] = [Table(("Profile", where_title, "Total time", *titles, "Root cause"), rows,
                                align=("left", "left", "right", *("right" for _ in titles), "left"))]
     timed = [e for e in entries if e.total_time is not None]
-    if timed:
+    if len(timed) > 1:  # one profile has no slowest to name
         median = statistics.median(e.total_time for e in timed)
         slowest = max(timed, key=lambda e: e.total_time or 0)
         blocks.append(Paragraph(

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from advisor.metrics.intervals import concat, gaps, segments, timeline, union, usable
+from advisor.metrics.intervals import concat, covered, gaps, intersect, segments, timeline, union, usable
 
 
 def test_usable_drops_negative_and_non_finite_events():
@@ -47,3 +47,17 @@ def test_gaps_warm_up_longest_inside_and_tail():
     assert gaps(merged, 70.0) == [(0.0, 10.0), (30.0, 30.0), (20.0, 5.0)]  # the run ends with the last event
     assert gaps(merged, 100.0, longest=1) == [(0.0, 10.0), (30.0, 30.0), (70.0, 30.0)]
     assert gaps([], 100.0) == []
+
+
+def test_intersect_keeps_what_both_sets_cover_and_not_where_they_only_touch():
+    a = (np.array([0.0, 10.0, 30.0]), np.array([5.0, 20.0, 40.0]))
+    b = (np.array([3.0, 20.0, 35.0]), np.array([12.0, 30.0, 50.0]))  # touches [10, 20) at 20 and [30, 40) at 30
+    start, end = intersect(*a, *b)
+    assert start.tolist() == [3.0, 10.0, 35.0] and end.tolist() == [5.0, 12.0, 40.0]
+    assert intersect(*a, np.empty(0), np.empty(0))[0].size == 0
+
+
+def test_covered_is_the_length_up_to_each_point():
+    points = np.array([-1.0, 2.0, 7.0, 12.0, 100.0])
+    assert covered(np.array([0.0, 10.0]), np.array([5.0, 20.0]), points).tolist() == [0.0, 2.0, 5.0, 7.0, 15.0]
+    assert covered(np.empty(0), np.empty(0), points).tolist() == [0.0] * 5

@@ -56,6 +56,10 @@ SPEC_UNITS = {
     "sync_count": "count", "sync_time": "s", "sync_fraction": "fraction", "sync_per_step": "ratio",
     "dataloader_time": "s", "dataloader_fraction": "fraction", "dataloader_idle_fraction": "fraction",
     "occupancy_mean": "fraction", "low_occupancy_time_fraction": "fraction", "world_size": "count", "rank": "count",
+    # one owner per piece of host-wait idle (advisor/kinds/torch/owners.py)
+    "sync_idle": "s", "sync_idle_fraction": "fraction", "idle_host_wait_other": "s", "loader_free_step_cv": "ratio",
+    "loader_free_step_excess": "s", "dataloader_idle": "s", "idle_host_wait_other_fraction": "fraction",
+    "blocking_launch_count": "count",
 }
 
 
@@ -76,7 +80,9 @@ def steady_state(**changes: float | None) -> dict[str, float | None]:
         launch_time_total=0.025, launch_time_mean=5.0e-6, launch_delay_median=0.002, short_kernel_count=200,
         short_kernel_fraction=0.04, queue_length_max=64, queue_length_mean=20, sync_count=5, sync_time=0.002,
         sync_fraction=0.005, sync_per_step=1, dataloader_time=0.004, dataloader_fraction=0.01,
-        dataloader_idle_fraction=0.001, occupancy_mean=0.6, low_occupancy_time_fraction=0.1, world_size=2, rank=0)
+        dataloader_idle_fraction=0.001, occupancy_mean=0.6, low_occupancy_time_fraction=0.1, world_size=2, rank=0,
+        sync_idle=0.001, sync_idle_fraction=0.0025, idle_host_wait_other=0.0106, loader_free_step_cv=0.01,
+        loader_free_step_excess=0.0)
     values.update(changes)
     return values
 
@@ -154,24 +160,26 @@ def test_a_steady_state_window_fires_nothing():
 
 
 def test_the_bounds_worked_out_by_hand():
-    """Host wait 140 ms, kernel wait 30 ms, other 30 ms of a 400 ms window; 50 ms in syncs; 10 ms of exposed
-    copies; steps of median 70 ms and mean 80 ms over 5 steps."""
+    """Host wait 140 ms (the loader's 24 ms, 36 ms after syncs, 80 ms the host's own pace), kernel wait 30 ms,
+    other 30 ms of a 400 ms window; 50 ms in syncs; 10 ms of exposed copies; steps of median 70 ms and mean 80 ms
+    over 5 steps, 20 ms of the excess left less the loader's idle."""
     a = analyse(steady_state(
         idle_host_wait=0.14, idle_kernel_wait=0.03, idle_other=0.03, idle_host_wait_fraction=0.35,
         idle_kernel_wait_fraction=0.075, idle_other_fraction=0.075, device_idle=0.2, device_idle_fraction=0.5,
         device_busy=0.2, device_busy_fraction=0.5, compute_fraction=0.45, sync_time=0.05, sync_fraction=0.125,
         memory_op_exposed=0.01, memory_op_exposed_fraction=0.025, step_time_median=0.07, step_time_mean=0.08,
-        dataloader_idle_fraction=0.06))
+        dataloader_idle_fraction=0.06, sync_idle=0.036, sync_idle_fraction=0.09, idle_host_wait_other=0.08,
+        loader_free_step_excess=0.02))
     values = bound_values(a.bounds)
     assert values["device_idle"] == pytest.approx(0.5)
     assert values["host_wait"] == pytest.approx(0.35)
-    assert values["launch_gaps"] == pytest.approx(0.17 / 0.4)  # 140 ms + 30 ms
-    assert values["sync_stalls"] == pytest.approx(0.05 / 0.4)  # min(50 ms blocked, 140 ms host wait)
+    assert values["launch_gaps"] == pytest.approx(0.11 / 0.4)  # 80 ms no loader or sync owns + 30 ms kernel wait
+    assert values["sync_stalls"] == pytest.approx(0.036 / 0.4)  # min(50 ms blocked, 36 ms idle after the syncs)
     assert values["dataloader_idle"] == pytest.approx(0.06)
     assert values["copy_stalls"] == pytest.approx(0.15 / 0.4)  # 10 ms exposed copies + 140 ms host wait
     assert values["memory_ops_exposed"] == pytest.approx(0.025)
     assert values["comm_exposed"] == pytest.approx(0.02)
-    assert values["step_excess"] == pytest.approx(5 * 0.01 / 0.4)  # 5 steps × (80 ms − 70 ms)
+    assert values["step_excess"] == pytest.approx(0.02 / 0.4)  # 5 × (80 ms − 70 ms), 20 ms of it not the loader's
     assert values["rank_excess"] is None and values["rank_wait"] is None  # one trace: unavailable, not 0
     assert a.value("non_compute_fraction") == pytest.approx(0.05)  # busy 50 % less compute 45 %
 
@@ -189,7 +197,8 @@ def test_launch_overhead_explains_host_bound_and_caps_it():
     """80 % of 5,000 kernels shorter than their launch; 30 ms of launch calls against 100 ms host wait and 20 ms
     kernel wait: CUDA graphs give back at most the 30 ms, 7.5 % of the window, and host-bound is its symptom."""
     a = analyse(steady_state(short_kernel_fraction=0.8, short_kernel_count=4000, launch_time_total=0.03,
-                             idle_host_wait=0.1, idle_host_wait_fraction=0.25, idle_kernel_wait=0.02,
+                             idle_host_wait=0.1, idle_host_wait_fraction=0.25, idle_host_wait_other=0.1,
+                             idle_kernel_wait=0.02,
                              idle_kernel_wait_fraction=0.05, device_idle=0.13, device_idle_fraction=0.325))
     launch, host = finding(a, "launch-overhead"), finding(a, "host-bound")
     assert launch.root_cause and not host.root_cause
@@ -197,7 +206,8 @@ def test_launch_overhead_explains_host_bound_and_caps_it():
     assert host.estimated_speedup == pytest.approx(0.03 / 0.4)  # a symptom's time is its causes'
     assert host.bound == "launch-overhead"
     assert [f.name for f in a.findings][:2] == ["launch-overhead", "host-bound"]  # root cause first
-    assert "80.00 % of the 5,000 kernels" in launch.message and "120 ms with nothing queued" in launch.message
+    assert "80.00 % of the 5,000 kernels" in launch.message
+    assert "idles 120 ms of the 400 ms window with nothing queued" in launch.message
 
 
 def test_every_cause_of_host_bound_caps_it_together():
@@ -205,7 +215,8 @@ def test_every_cause_of_host_bound_caps_it_together():
         idle_host_wait=0.14, idle_host_wait_fraction=0.35, device_idle=0.2, device_idle_fraction=0.5,
         short_kernel_fraction=0.8, launch_time_total=0.036, idle_kernel_wait=0.03, idle_kernel_wait_fraction=0.075,
         sync_time=0.05, sync_fraction=0.125, pageable_copy_time=0.012, pageable_copy_fraction=0.03,
-        pageable_copy_count=5, dataloader_idle_fraction=0.06))
+        pageable_copy_count=5, dataloader_idle_fraction=0.06, sync_idle=0.05, sync_idle_fraction=0.125,
+        idle_host_wait_other=0.066))  # host wait 140 ms: the loader's 24 ms, the syncs' 50 ms, the rest 66 ms
     causes = {n: finding(a, n) for n in ("launch-overhead", "sync-in-step", "blocking-copy", "dataloader-stall")}
     assert all(f is not None and f.root_cause for f in causes.values())
     assert causes["launch-overhead"].estimated_speedup == pytest.approx(0.036 / 0.4)
@@ -220,10 +231,11 @@ def test_every_cause_of_host_bound_caps_it_together():
 
 
 def test_a_synchronisation_claims_no_more_than_the_idle_it_leaves():
-    """The host blocked 200 ms in .item() calls, but the device waits with nothing queued only 40 ms."""
+    """The host blocked 200 ms in .item() calls, but the device waits with nothing queued after them only 40 ms."""
     a = analyse(steady_state(sync_time=0.2, sync_fraction=0.5, sync_count=50, sync_per_step=10,
                              idle_host_wait=0.04, idle_host_wait_fraction=0.1, device_idle=0.06,
-                             device_idle_fraction=0.15))
+                             device_idle_fraction=0.15, sync_idle=0.04, sync_idle_fraction=0.1,
+                             idle_host_wait_other=0.0))
     sync = finding(a, "sync-in-step")
     assert sync.estimated_speedup == pytest.approx(0.1) and sync.bound == "sync_stalls"
     assert "50 synchronising calls (10× per step) for 200 ms" in sync.message
@@ -254,7 +266,8 @@ def test_warm_up_explains_the_step_spread_and_neither_claims_time():
     """A 900 ms first step against 100 ms steps: the spread is the warm-up, and profiling later is the fix."""
     a = analyse(steady_state(step_count=5, first_step_time=0.9, first_step_ratio=9.0, step_time_median=0.1,
                              step_time_mean=0.26, step_time_min=0.1, step_time_max=0.9, step_time_cv=1.4,
-                             warmup_fraction=0.8 / 1.3, total_time=1.3))
+                             loader_free_step_cv=1.4, loader_free_step_excess=0.8, warmup_fraction=0.8 / 1.3,
+                             total_time=1.3))
     warm, spread = finding(a, "warm-up-dominated"), finding(a, "step-time-variance")
     assert warm.root_cause and not spread.root_cause
     assert warm.estimated_speedup is None and spread.estimated_speedup is None
@@ -280,10 +293,24 @@ def test_a_cold_start_without_steps_is_warm_up_and_its_idle_time_claims_nothing(
 
 def test_a_spread_without_warm_up_claims_the_steps_above_the_median():
     a = analyse(steady_state(step_count=10, step_time_median=0.05, step_time_mean=0.06, step_time_cv=0.3,
-                             total_time=0.6, warmup_fraction=0.01))
+                             loader_free_step_cv=0.3, loader_free_step_excess=0.1, total_time=0.6,
+                             warmup_fraction=0.01))
     spread = finding(a, "step-time-variance")
     assert spread.root_cause and spread.estimated_speedup == pytest.approx(10 * 0.01 / 0.6)
     assert "every step at the median would save 100 ms" in spread.message
+
+
+def test_a_spread_the_data_loader_explains_is_the_loaders_alone():
+    """torch_dataloader_stall: every other step waits for a batch. Less that wait the steps do not vary, and the
+    .item() each step leaves almost no idle of its own: one cause, one claim."""
+    a = analyse(steady_state(step_count=8, step_time_median=0.0323, step_time_mean=0.0406, step_time_cv=0.30,
+                             loader_free_step_cv=0.002, loader_free_step_excess=0.0, total_time=0.325,
+                             dataloader_idle_fraction=0.207, idle_host_wait=0.0675, idle_host_wait_fraction=0.2077,
+                             sync_time=0.218, sync_fraction=0.67, sync_idle=0.0003, sync_idle_fraction=0.0008,
+                             idle_host_wait_other=0.0, device_idle=0.069, device_idle_fraction=0.212))
+    assert [f.name for f in a.findings] == ["dataloader-stall", "host-bound"]
+    assert outcome(a, "step-time-variance") == "passed" and outcome(a, "sync-in-step") == "passed"
+    assert claimed_together(a.findings, bound_values(a.bounds)) == pytest.approx(0.207)
 
 
 def test_a_cpu_only_trace_fires_only_the_coverage_rule():
@@ -355,6 +382,10 @@ def test_no_estimate_exceeds_a_bound_it_names_on_random_windows(seed):
     mem_exposed = rng.uniform(0, 1) * mem
     pageable = rng.uniform(0, 1) * mem
     median = rng.uniform(0.05, 0.08)
+    sync_time = rng.uniform(0, 0.5) * window
+    loader = rng.uniform(0, 1) * host  # the host-wait idle split among its owners
+    after_syncs = min(rng.uniform(0, 1) * (host - loader), sync_time)
+    cv = rng.uniform(0, 0.5)
     values = steady_state(
         device_idle=idle, device_idle_fraction=idle / window, device_busy=busy, device_busy_fraction=busy / window,
         idle_host_wait=host, idle_kernel_wait=kernel, idle_other=other, idle_host_wait_fraction=host / window,
@@ -363,9 +394,11 @@ def test_no_estimate_exceeds_a_bound_it_names_on_random_windows(seed):
         memory_op_time=mem, memory_op_fraction=mem / window, memory_op_exposed=mem_exposed,
         memory_op_exposed_fraction=mem_exposed / window, pageable_copy_time=pageable,
         pageable_copy_fraction=pageable / window, pageable_copy_count=rng.randint(0, 50),
-        sync_time=rng.uniform(0, 0.5) * window, dataloader_idle_fraction=rng.uniform(0, 1) * idle / window,
+        sync_time=sync_time, dataloader_idle_fraction=loader / window, sync_idle=after_syncs,
+        sync_idle_fraction=after_syncs / window, idle_host_wait_other=host - loader - after_syncs,
         short_kernel_fraction=rng.uniform(0, 1), launch_time_total=rng.uniform(0, 0.3) * window,
-        step_time_median=median, step_time_mean=median * rng.uniform(1, 1.3), step_time_cv=rng.uniform(0, 0.5),
+        step_time_median=median, step_time_mean=median * rng.uniform(1, 1.3), step_time_cv=cv,
+        loader_free_step_cv=cv * rng.uniform(0, 1), loader_free_step_excess=5 * median * rng.uniform(0, 0.3),
         warmup_fraction=rng.uniform(0, 0.6), low_occupancy_time_fraction=rng.uniform(0, 1))
     values["sync_fraction"] = values["sync_time"] / window
     a = analyse(values)
@@ -383,6 +416,9 @@ def test_no_estimate_exceeds_a_bound_it_names_on_random_windows(seed):
         f = finding(a, name)
         if f is not None and f.estimated_speedup is not None:
             assert f.estimated_speedup <= idle / window + EPS, name  # never more than the idle time it explains
+    owners = [finding(a, n) for n in ("sync-in-step", "launch-overhead", "dataloader-stall")]
+    owned = sum(f.estimated_speedup or 0.0 for f in owners if f is not None)
+    assert owned <= (host + kernel) / window + EPS  # each piece of the host and kernel wait claimed once
     total = claimed_together(a.findings, limits)
     assert total is None or total < 1.0
 
@@ -390,14 +426,16 @@ def test_no_estimate_exceeds_a_bound_it_names_on_random_windows(seed):
 def test_units_of_the_messages():
     """Every number a message shows carries its unit: the launch-overhead message on the hand-made window."""
     a = analyse(steady_state(short_kernel_fraction=0.8, short_kernel_count=4000, launch_time_total=0.03,
-                             idle_host_wait=0.1, idle_host_wait_fraction=0.25, idle_kernel_wait=0.02,
-                             idle_kernel_wait_fraction=0.05, kernel_time_median=3.0e-6, launch_time_mean=6.0e-6))
+                             idle_host_wait=0.1, idle_host_wait_fraction=0.25, idle_host_wait_other=0.1,
+                             idle_kernel_wait=0.02, idle_kernel_wait_fraction=0.05, kernel_time_median=3.0e-6,
+                             launch_time_mean=6.0e-6))
     message = finding(a, "launch-overhead").message
     assert "median kernel 3 µs, mean launch call 6 µs" in message and "took 30 ms of host time" in message
 
 
 def test_metric_values_keep_their_pack_units():
     a = analyse(steady_state())
-    assert a.metrics["launch_gap_time"].unit == "s" and a.value("launch_gap_time") == pytest.approx(0.024)
+    assert a.metrics["launch_gap_time"].unit == "s"
+    assert a.value("launch_gap_time") == pytest.approx(0.0226)  # s: 10.6 ms host wait no one owns + 12 ms kernel wait
     assert a.metrics["step_excess_time"].unit == "s" and a.value("step_excess_time") == pytest.approx(0.0)
     assert isinstance(a.metrics["non_compute_fraction"], Metric)

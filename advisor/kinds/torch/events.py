@@ -15,9 +15,10 @@ from advisor.kinds.torch.breakdowns import idle_breakdown, kernel_classes, strea
 from advisor.kinds.torch.classes import Knowledge, knowledge
 from advisor.kinds.torch.comm import collectives, masks, memory_metrics, overlap_metrics
 from advisor.kinds.torch.device import Device, build
-from advisor.kinds.torch.host import dataloader_metrics, sync_metrics
+from advisor.kinds.torch.host import dataloader_metrics, loader_segments, sync_metrics, sync_segments
 from advisor.kinds.torch.idle import idle_split, work_segments
-from advisor.kinds.torch.launches import launch_metrics, link, queue_lengths, runtime
+from advisor.kinds.torch.launches import blocking_calls, launch_metrics, link, queue_lengths, runtime
+from advisor.kinds.torch.owners import loader_free_steps, owned_idle
 from advisor.kinds.torch.window import Window, step_metrics, steps_breakdown, window
 from advisor.metrics.intervals import gaps, segments, timeline, usable
 
@@ -28,13 +29,14 @@ ENGINES = (("compute", "Compute", True), ("communication", "Communication", Fals
 # Metrics only a device can give: None on a CPU-only trace
 DEVICE_METRICS = (
     "device_busy", "device_idle", "device_busy_fraction", "device_idle_fraction", "compute_time", "compute_fraction",
-    "comm_time", "comm_fraction", "comm_exposed", "comm_exposed_fraction", "comm_overlap_fraction",
-    "memory_op_time", "memory_op_fraction", "memory_op_exposed", "memory_op_exposed_fraction", "memcpy_htod_bytes",
-    "memcpy_dtoh_bytes", "memcpy_dtod_bytes", "pageable_copy_count", "pageable_copy_time", "pageable_copy_fraction",
-    "idle_host_wait", "idle_kernel_wait", "idle_other", "idle_host_wait_fraction", "idle_kernel_wait_fraction",
-    "idle_other_fraction", "kernel_count", "kernel_time", "kernel_time_median", "launch_count", "launch_time_total",
-    "launch_time_mean", "launch_delay_median", "short_kernel_count", "short_kernel_fraction", "queue_length_max",
+    "comm_time", "comm_fraction", "comm_exposed", "comm_exposed_fraction", "comm_overlap_fraction", "memory_op_time",
+    "memory_op_fraction", "memory_op_exposed", "memory_op_exposed_fraction", "memcpy_htod_bytes", "memcpy_dtoh_bytes",
+    "memcpy_dtod_bytes", "pageable_copy_count", "pageable_copy_time", "pageable_copy_fraction", "idle_host_wait",
+    "idle_kernel_wait", "idle_other", "idle_host_wait_fraction", "idle_kernel_wait_fraction", "idle_other_fraction",
+    "kernel_count", "kernel_time", "kernel_time_median", "launch_count", "launch_time_total", "launch_time_mean",
+    "blocking_launch_count", "launch_delay_median", "short_kernel_count", "short_kernel_fraction", "queue_length_max",
     "queue_length_mean", "sync_count", "sync_time", "sync_fraction", "sync_per_step", "dataloader_idle_fraction",
+    "dataloader_idle", "sync_idle", "sync_idle_fraction", "idle_host_wait_other", "idle_host_wait_other_fraction",
     "occupancy_mean", "low_occupancy_time_fraction")
 
 
@@ -102,10 +104,12 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     m.update(step_metrics(w))
     m.update(_meta(trace))
     m["event_coverage"] = trace.extra.get("event_coverage")
+    loader = loader_segments(trace, know, w0, w1)
+    m.update(dataloader_metrics(loader, length))
     dev = build(trace, know, w0, w1)
     if not len(dev):
-        m.update(dataloader_metrics(trace, know, w0, w1, None))
         m.update(dict.fromkeys(DEVICE_METRICS))
+        m.update(loader_free_steps(w, None))
         m.update(collectives(trace, know, None, None, w0, w1))
         summary = TraceSummary(
             events=events, span=length * NS, engines=(), busy_union=None, dma_size_edges=DMA_SIZE_EDGES,
@@ -133,13 +137,14 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
 
     kernels = dev.kernels() & dev.inside & work
     m.update(_kernel_metrics(dev, know, kernels, comm))
-    m.update(launch_metrics(dev, rt, links, w0, w1))
+    syncs = sync_segments(trace, know, w0, w1)
+    m.update(launch_metrics(dev, rt, links, blocking_calls(dev, rt, links, syncs), w0, w1))
     longest, mean = queue_lengths(dev, links, w0, w1)
     m["queue_length_max"] = float(longest.max()) if len(longest) else None
     m["queue_length_mean"] = float(mean.max()) if len(mean) else None
-    m.update(sync_metrics(trace, know, w0, w1, len(w.numbers)))
+    m.update(sync_metrics(syncs, length, len(w.numbers)))
+    m.update(owned_idle(idle, loader, syncs, w))
     clipped_work = (dev.clipped.start[work], dev.clipped_duration()[work])
-    m.update(dataloader_metrics(trace, know, w0, w1, clipped_work))
 
     # the summary the report draws
     in_work = dev.inside & work

@@ -34,34 +34,28 @@ def _rows(trace: EventTrace, keys: tuple[str, ...], choose: Any, w0: float, w1: 
     return concat(parts)
 
 
-def sync_metrics(trace: EventTrace, know: Knowledge, w0: float, w1: float,
-                 steps: int) -> dict[str, float | None]:
-    """sync_count (count: blocking episodes, nested calls merged), sync_time (s), its share of the window and
-    the episodes per step."""
-    start, duration = _rows(trace, (T.RUNTIME, T.CPU_OP), lambda names: named(names, know.syncs), w0, w1)
-    a, b = segments(start, duration)
-    window = w1 - w0
+def sync_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> tuple[Any, Any]:
+    """The merged blocking episodes (ns) inside the window: nested calls and the same call on several threads
+    count once."""
+    return segments(*_rows(trace, (T.RUNTIME, T.CPU_OP), lambda names: named(names, know.syncs), w0, w1))
+
+
+def loader_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> tuple[Any, Any]:
+    """The merged spans (ns) inside the window in which the data loader's __next__ runs."""
+    return segments(*_rows(trace, (T.ANNOTATION, T.CPU_OP), lambda names: matching(names, know.dataloader), w0, w1))
+
+
+def sync_metrics(syncs: tuple[Any, Any], window: float, steps: int) -> dict[str, float | None]:
+    """sync_count (count: blocking episodes), sync_time (s), its share of the window and the episodes per step."""
+    a, b = syncs
     time = float((b - a).sum())
     return {"sync_count": float(len(a)), "sync_time": time * NS,
             "sync_fraction": time / window if window > 0 else None,
             "sync_per_step": len(a) / steps if steps else None}
 
 
-def dataloader_metrics(trace: EventTrace, know: Knowledge, w0: float, w1: float,
-                       work: tuple[Any, Any] | None) -> dict[str, float | None]:
-    """dataloader_time (s) and share of the window; dataloader_idle_fraction: the window's share in which the
-    data loader runs and the device does no work (`work`: the device's work intervals clipped to the window,
-    None without a device)."""
-    import numpy as np
-
-    start, duration = _rows(trace, (T.ANNOTATION, T.CPU_OP), lambda names: matching(names, know.dataloader), w0, w1)
-    a, b = segments(start, duration)
-    window = w1 - w0
+def dataloader_metrics(loader: tuple[Any, Any], window: float) -> dict[str, float | None]:
+    """dataloader_time (s) and its share of the window (the device's idle share in it: owners.py)."""
+    a, b = loader
     time = float((b - a).sum())
-    idle = None
-    if work is not None and window > 0:
-        busy_a, busy_b = segments(*work)
-        both_a, both_b = segments(*concat([(a, b - a), (busy_a, busy_b - busy_a)]))
-        idle = (float(np.sum(both_b - both_a)) - float(np.sum(busy_b - busy_a))) / window
-    return {"dataloader_time": time * NS, "dataloader_fraction": time / window if window > 0 else None,
-            "dataloader_idle_fraction": idle}
+    return {"dataloader_time": time * NS, "dataloader_fraction": time / window if window > 0 else None}

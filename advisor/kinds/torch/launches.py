@@ -1,6 +1,9 @@
 """Launch statistics and queue lengths. Each device event is linked by `correlation` to the runtime call that
 queued it (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, MTIA's runFunction, …: data/kernels.yaml
 `launches`); a kernel shorter than the call that launched it cannot be kept busy by launching one at a time.
+A launch call that blocks is not launch overhead and is left out of the launch figures: one inside a
+synchronisation (the cudaMemcpyAsync of Tensor.item() waits for everything queued: the sync's time) and one that
+queued a copy from or to pageable memory (the host waits for the staged copy: the pageable copy's time).
 The queue of a stream counts the events queued by a launch call and not yet finished: +1 when the call starts,
 -1 when the event ends, a step function whose time-weighted mean and maximum are taken over the window."""
 
@@ -35,6 +38,7 @@ class Links:
     queued: Any  # float64 ns: the call's start, NaN without one
     call_duration: Any  # float64 ns, NaN without one
     by_launch: Any  # bool: the call is a launch call
+    call: Any  # int64: the call's row in Runtime, -1 without one
 
 
 def runtime(trace: EventTrace, know: Knowledge) -> Runtime:
@@ -58,9 +62,10 @@ def link(dev: Device, rt: Runtime) -> Links:
 
     n = len(dev)
     queued, call, by_launch = np.full(n, np.nan), np.full(n, np.nan), np.zeros(n, dtype=bool)
+    row = np.full(n, -1, dtype=np.int64)
     known = rt.correlation >= 0
     if not known.any() or n == 0:
-        return Links(queued, call, by_launch)
+        return Links(queued, call, by_launch, row)
     rows = np.flatnonzero(known)
     order = rows[np.lexsort((~rt.launch[rows], rt.correlation[rows]))]  # by correlation, launches first
     keys = rt.correlation[order]
@@ -69,14 +74,33 @@ def link(dev: Device, rt: Runtime) -> Links:
     hit = (dev.correlation >= 0) & (at < len(keys)) & (keys[at_ok] == dev.correlation)
     source = order[at_ok[hit]]
     queued[hit], call[hit], by_launch[hit] = rt.start[source], rt.duration[source], rt.launch[source]
-    return Links(queued, call, by_launch)
+    row[hit] = source
+    return Links(queued, call, by_launch, row)
 
 
-def launch_metrics(dev: Device, rt: Runtime, links: Links, w0: float, w1: float) -> dict[str, float | None]:
-    """Launch calls started in the window; kernels in the window against the launch call that queued them."""
+def blocking_calls(dev: Device, rt: Runtime, links: Links, syncs: tuple[Any, Any]) -> Any:
+    """Per runtime call (bool): a launch call that starts inside a synchronisation (`syncs`: merged episodes, ns)
+    or that queued a copy from or to pageable memory."""
     import numpy as np
 
-    in_window = rt.launch & (rt.start >= w0) & (rt.start < w1)
+    s_start, s_end = syncs
+    episode = np.searchsorted(s_start, rt.start, side="right") - 1
+    blocking = np.zeros(len(rt.start), dtype=bool)
+    inside = episode >= 0
+    blocking[inside] = rt.start[inside] < s_end[episode[inside]]
+    pageable = (dev.pageable == 1.0) & (links.call >= 0)
+    blocking[links.call[pageable]] = True
+    return blocking & rt.launch
+
+
+def launch_metrics(dev: Device, rt: Runtime, links: Links, blocking: Any, w0: float,
+                   w1: float) -> dict[str, float | None]:
+    """Launch calls started in the window, the blocking ones (`blocking_calls`) counted apart; kernels in the
+    window against the launch call that queued them."""
+    import numpy as np
+
+    started = (rt.start >= w0) & (rt.start < w1)
+    in_window = rt.launch & ~blocking & started
     count = int(in_window.sum())
     total = float(rt.duration[in_window].sum())
     kernels = dev.kernels() & dev.inside & links.by_launch
@@ -85,6 +109,7 @@ def launch_metrics(dev: Device, rt: Runtime, links: Links, w0: float, w1: float)
     short = int((duration < links.call_duration[kernels]).sum())
     return {
         "launch_count": float(count), "launch_time_total": total * NS,
+        "blocking_launch_count": float((blocking & started).sum()),
         "launch_time_mean": total / count * NS if count else None,
         "launch_delay_median": float(np.median(delay)) * NS if len(delay) else None,
         "short_kernel_count": float(short) if len(delay) else None,

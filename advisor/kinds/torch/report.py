@@ -213,7 +213,25 @@ def _idle_section(t: TraceSummary | None, view: View) -> Section | None:
     measured = t.breakdown("idle_breakdown") if t else None
     if measured and measured.note:
         blocks.append(Paragraph(escape(measured.note)))
-    return Section("Idle time", tuple(blocks), "idle")
+    return Section("Idle time", (*blocks, *_host_wait_owners(view)), "idle")
+
+
+def _host_wait_owners(view: View) -> tuple[Any, ...]:
+    """The host wait split among the causes that claim it, one owner per piece (owners.py)."""
+    host_wait = view.raw("idle_host_wait")
+    if not host_wait:
+        return ()
+    rows = []
+    for seconds, share, label, rule, meaning in layout()["host_wait_owners"]:
+        part = view.raw(seconds)
+        rows.append((escape(label), view.show(seconds), view.show(share),
+                     fmt.percent(part / host_wait if part is not None else None), f"`{escape(rule)}`", escape(meaning)))
+    return (Paragraph(
+        f"Who owns the host wait ({view.show('idle_host_wait')}): each part is claimed by one finding only, so no "
+        "piece of idle time is counted twice. The data loader's part comes first; the part after a synchronisation "
+        "is what the host could have queued had it not been blocked; the rest is the host's own pace."),
+        Table(("Part", "Time", "Share of the window", "Share of the host wait", "Claimed by", "Meaning"),
+              tuple(rows), align=("left", "right", "right", "right", "left", "left")))
 
 
 def _timeline_section(t: TraceSummary) -> Section | None:

@@ -14,7 +14,7 @@ from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.torch import KIND
 from advisor.kinds.torch import tables as T
 from advisor.kinds.torch.classes import Knowledge
-from advisor.metrics.intervals import usable
+from advisor.metrics.intervals import covered, usable
 
 NS = 1e-9
 STEP_COLUMNS = ("duration", "busy_fraction", "idle", "kernels")
@@ -107,19 +107,6 @@ def step_metrics(w: Window) -> dict[str, float | None]:
     m["warmup_fraction"] = (max(0.0, float(d[0]) - others) / (w.length * NS)
                             if others is not None and w.length > 0 else None)
     return m
-
-
-def covered(seg_start: Any, seg_end: Any, points: Any) -> Any:
-    """Covered length of disjoint sorted segments up to each point (piecewise linear through their ends)."""
-    import numpy as np
-
-    if len(seg_start) == 0:
-        return np.zeros(len(points))
-    lengths = seg_end - seg_start
-    before = np.concatenate([[0.0], np.cumsum(lengths)[:-1]])
-    xs = np.column_stack([seg_start, seg_end]).ravel()
-    ys = np.column_stack([before, before + lengths]).ravel()
-    return np.interp(points, xs, ys)
 
 
 def steps_breakdown(w: Window, busy_segments: tuple[Any, Any] | None, kernel_starts: Any) -> Breakdown:

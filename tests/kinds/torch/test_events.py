@@ -31,7 +31,9 @@ METRICS = ("total_time", "trace_span", "event_coverage", "step_count", "step_tim
            "launch_time_total", "launch_time_mean", "launch_delay_median", "short_kernel_count",
            "short_kernel_fraction", "queue_length_max", "queue_length_mean", "sync_count", "sync_time",
            "sync_fraction", "sync_per_step", "dataloader_time", "dataloader_fraction", "dataloader_idle_fraction",
-           "occupancy_mean", "low_occupancy_time_fraction", "world_size", "rank")
+           "occupancy_mean", "low_occupancy_time_fraction", "world_size", "rank", "sync_idle", "sync_idle_fraction",
+           "idle_host_wait_other", "loader_free_step_cv", "loader_free_step_excess", "dataloader_idle",
+           "idle_host_wait_other_fraction", "blocking_launch_count")
 
 
 def us(value):

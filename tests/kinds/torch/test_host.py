@@ -40,9 +40,9 @@ def test_syncs_without_steps_have_no_per_step_figure():
 
 def test_data_loader_time_and_the_device_idle_while_it_runs():
     b = builders.TraceBuilder().step(1, 0, 100)
-    b.annotation(LOADER, 0, 20)  # the device works only from 10 µs: 10 µs of the loader leave it idle
+    b.annotation(LOADER, 0, 20)  # the kernel, launched at 8 µs, runs from 10 µs: 10 µs of the loader leave it idle
     b.cpu_op(LOADER, 60, 10)  # the mark can be an op too; no device work then
-    b.kernel("gemm", 10, 40)
+    b.launch("gemm", 8, 1, 10, 40)
     _, m = summarize(b.build())
     assert m["dataloader_time"] == us(30)
     assert m["dataloader_fraction"] == pytest.approx(0.3)

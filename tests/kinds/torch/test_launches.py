@@ -40,6 +40,28 @@ def test_copies_are_launches_but_only_kernels_are_judged_short():
     assert m["short_kernel_count"] == 1 and m["short_kernel_fraction"] == 1.0
 
 
+def test_a_copy_call_inside_a_sync_blocks_and_is_not_launch_overhead():
+    # loss.item(): aten::item -> cudaMemcpyAsync to pageable memory, which waits 300 µs for the queued kernel
+    b = builders.TraceBuilder().step(1, 0, 1000)
+    b.launch("gemm", 0, 5, 10, 300)
+    b.cpu_op("aten::item", 20, 320).copy(25, 310, 312, 2, size=4, direction="DtoH")
+    _, m = summarize(b.build())
+    assert m["launch_count"] == 1 and m["launch_time_total"] == us(5) and m["launch_time_mean"] == us(5)
+    assert m["blocking_launch_count"] == 1
+    assert m["sync_time"] == us(320)  # the blocked time is the sync's, counted once
+
+
+def test_a_copy_call_that_queued_a_pageable_copy_blocks_and_is_not_launch_overhead():
+    b = builders.TraceBuilder().step(1, 0, 1000)
+    b.launch("gemm", 0, 5, 10, 20)
+    b.copy(40, 200, 45, 190, size=64 << 20, pageable=1.0)  # the host waits for the staged 64 MiB copy
+    b.copy(300, 8, 310, 5, size=4096)  # a pinned copy: a launch like any other
+    _, m = summarize(b.build())
+    assert m["launch_count"] == 2 and m["launch_time_total"] == us(13)
+    assert m["blocking_launch_count"] == 1
+    assert m["pageable_copy_time"] == us(190)
+
+
 def test_a_kernel_started_by_a_graph_launch_is_not_judged_against_the_call():
     # cudaGraphLaunch queues a whole graph: no kernel is "its" kernel (data/kernels.yaml leaves it out of launches)
     b = builders.TraceBuilder().step(1, 0, 100)
