@@ -230,7 +230,7 @@ def _host_wait_owners(view: View) -> tuple[Any, ...]:
         f"Who owns the host wait ({view.show('idle_host_wait')}): each part is claimed by one finding only, so no "
         "piece of idle time is counted twice. The data loader's part comes first; the part after a synchronisation "
         "is what the host could have queued had it not been blocked; the rest is the host's own pace."),
-        Table(("Part", "Time", "Share of the window", "Share of the host wait", "Claimed by", "Meaning"),
+        Table(("Part", "Time", "Share of the window", "Share of the host wait", "Owner (rule)", "Meaning"),
               tuple(rows), align=("left", "right", "right", "right", "left", "left")))
 
 
