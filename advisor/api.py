@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import FIRST_EXCEPTION, Executor, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from advisor import __version__
 from advisor.comparing.diff import DEFAULT_NOISE, compare, compare_series, entry_key
@@ -28,6 +28,9 @@ from advisor.metrics.hardware import resolve
 from advisor.overview import with_overview
 from advisor.packs.load import PackCache, load_packs
 from advisor.packs.model import RuleSet
+
+if TYPE_CHECKING:  # the process pool is imported where a folder's profiles are analysed on it
+    from concurrent.futures import Executor, Future
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,8 @@ def _analyze_members(folder: Path, members: Sequence[tuple[str, Path]], options:
             except AdvisorError as exc:
                 raise _rank_failure(exc, 1, [p for _, p in members]) from None
     else:
+        from concurrent.futures import ProcessPoolExecutor
+
         pool = executor or ProcessPoolExecutor(max_workers=workers)
         try:
             analyses = _pooled(pool, [path for _, path in members], plain, progress, window=2 * workers)
@@ -240,6 +245,8 @@ def _pooled(pool: Executor, paths: Sequence[Path], options: AnalyzeOptions, prog
     """Every path analysed on the pool, in order, with at most `window` submitted and not done. At the first
     failure nothing more is submitted and what waits is cancelled: a folder of thousands of broken files
     fails after reading a few."""
+    from concurrent.futures import FIRST_EXCEPTION, wait
+
     results: list[Analysis | None] = [None] * len(paths)
     index: dict[Future, int] = {}
     failed: list[tuple[int, BaseException]] = []

@@ -241,13 +241,17 @@ def noise(args: argparse.Namespace) -> float:
     return args.noise / 100
 
 
-def chart_drawer(args: argparse.Namespace, fmt: str) -> AbstractContextManager[Drawer]:
+def chart_drawer(args: argparse.Namespace, fmt: str) -> AbstractContextManager[Drawer | None]:
     """Who draws the output's charts: a second process where there are charts to draw (a Markdown file, HTML,
     PDF) and `--jobs` is not 1."""
+    charted = fmt in ("html", "pdf") or (fmt == "md" and args.output is not None)
+    if not charted:  # JSON, or Markdown on stdout: no charts, and no drawing machinery to import
+        from contextlib import nullcontext
+
+        return nullcontext(None)
     from advisor.report.drawing import drawing_process
 
-    charted = fmt in ("html", "pdf") or (fmt == "md" and args.output is not None)
-    return drawing_process(charted and args.jobs != 1)
+    return drawing_process(args.jobs != 1)
 
 
 def progress(args: argparse.Namespace) -> Callable[[str], None] | None:

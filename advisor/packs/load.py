@@ -65,7 +65,9 @@ def load_rulesets(paths: Sequence[Path], kind: str | None = None) -> RuleSet:
     packs are loaded for each installed kind in turn, as a profile of that kind would load them (names,
     ids, aliases and bounds are each kind's own), and every problem of any kind is listed."""
     hw = hardware_names(kind)  # first: an unknown kind is a one-line error
-    groups = read_packs(paths)
+    builtin = {path.resolve() for path in builtin_pack_paths()}
+    only_builtin = kind is not None and all(path.resolve() in builtin for path in paths)
+    groups = read_packs(paths, header_only_unless=kind if only_builtin else None)
     if kind is not None:
         return _load_for(groups, kind, hw)
     per_kind: dict[str, RuleSet] = {}

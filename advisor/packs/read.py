@@ -61,15 +61,22 @@ def pack_files(path: Path) -> list[Path]:
     return [path]
 
 
-def read_packs(paths: Sequence[Path]) -> list[tuple[Path, list[RawFile]]]:
+def read_packs(paths: Sequence[Path], header_only_unless: str | None = None) -> list[tuple[Path, list[RawFile]]]:
     """Each pack path (a file, or a folder of files) with its parsed files; the same pack named twice
-    (built-in and --rules) is read once. Every unreadable file is reported before anything is refused."""
+    (built-in and --rules) is read once. Every unreadable file is reported before anything is refused.
+    With `header_only_unless` a kind, a folder whose pack.yaml scopes it to other kinds is read as that
+    header alone: the built-in packs of the other kinds are most of the YAML, and a profile of one kind
+    needs none of it (the caller passes it only when every pack is built-in, hence already checked)."""
     unique: dict[Path, Path] = {}
     for path in paths:
         unique.setdefault(path.resolve(), path)
     groups = []
     problems: list[str] = []
     for path in unique.values():
+        header = _other_kinds_header(path, header_only_unless) if header_only_unless else None
+        if header is not None:
+            groups.append((path, [header]))
+            continue
         files = []
         for file in pack_files(path):
             try:
@@ -82,6 +89,16 @@ def read_packs(paths: Sequence[Path]) -> list[tuple[Path, list[RawFile]]]:
     if problems:
         raise PackError(problems)
     return groups
+
+
+def _other_kinds_header(path: Path, kind: str) -> RawFile | None:
+    """A pack folder's pack.yaml when it names its kinds and `kind` is not among them."""
+    head = path / "pack.yaml"
+    if not path.is_dir() or not head.is_file():
+        return None
+    header = read_file(head)
+    kinds = header.data.get("kinds")
+    return header if "pack" in header.data and isinstance(kinds, list) and kind not in kinds else None
 
 
 def builtin_pack_paths() -> list[Path]:

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from advisor.core.collector import collector_paused
 from advisor.core.comparison import Comparison, Series
 from advisor.core.model import Analysis
 from advisor.report.document import Chart, Document, link_target
-from advisor.report.drawing import Drawer, LocalDrawer
+
+if TYPE_CHECKING:  # the drawing machinery (a process pool, matplotlib's loader) is imported where charts are drawn
+    from advisor.report.drawing import Drawer
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,8 @@ def render_document(doc: Document, fmt: str, output: Path | None, page_size: str
     """`drawer` draws the charts (default: in this process)."""
     # matplotlib's and WeasyPrint's imports and the PDF's layout make hundreds of thousands of objects that
     # live until the document is written: a collector pass over them all finds nothing (0.15 s of a PDF)
+    from advisor.report.drawing import LocalDrawer
+
     with collector_paused():
         return _render_document(doc, fmt, output, page_size, drawer or LocalDrawer())
 

@@ -229,3 +229,24 @@ def test_percent_written_for_a_fraction_is_refused(write):
     message = refused(write, pack_text(GOOD_RULE.replace("when: weight_reload_ratio > min_ratio",
                                                          "when: dma_active_time_percent > min_ratio")))
     assert "min_ratio = 2 but it is a fraction" in message
+
+
+def test_a_profile_of_one_kind_reads_only_the_headers_of_the_other_kinds_builtin_packs(monkeypatch, tmp_path):
+    """The built-in packs of other kinds are most of the YAML a report would parse; with only built-in packs
+    their pack.yaml says they do not apply, and nothing else of them is read. A pack of the user's own makes
+    every pack be read again (its names are checked against every kind's)."""
+    import advisor.packs.read as read
+
+    seen: list[str] = []
+    real = read.read_file
+    monkeypatch.setattr(read, "read_file", lambda path: seen.append(path.as_posix()) or real(path))
+    ruleset = load_packs(kind="torch")
+    assert {p.name for p in ruleset.packs} == {"torch"}
+    others = [p for p in seen if "/rules/torch/" not in p]
+    assert others and all(p.endswith("/pack.yaml") for p in others)
+    assert any(p.endswith("/rules/torch/rules.yaml") for p in seen)
+    seen.clear()
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("pack: mine\nversion: '1'\nkinds: [torch]\nrules: []\n")
+    load_packs([mine], kind="torch")
+    assert any(p.endswith("/rules/ncu/rules.yaml") for p in seen)

@@ -54,8 +54,8 @@ def sniff(head: bytes) -> bool:
     the schema knows."""
     if head[:2] == b"\x1f\x8b":
         head = _inflated_head(head)
-    if not head or head[0] != 0x0A or head.startswith(NCU_MAGIC):
-        return False
+    if not head or head[0] != 0x0A or head.startswith(NCU_MAGIC) or head.lstrip()[:1] in (b"{", b"["):
+        return False  # (a JSON trace's first line break is also 0x0A: told apart before the protos load)
     from google.protobuf.message import DecodeError
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TracePacket
 
