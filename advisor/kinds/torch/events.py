@@ -19,7 +19,7 @@ from advisor.kinds.torch.host import dataloader_metrics, loader_segments, sync_m
 from advisor.kinds.torch.idle import idle_split, work_segments
 from advisor.kinds.torch.launches import blocking_calls, launch_metrics, link, queue_lengths, runtime
 from advisor.kinds.torch.owners import loader_free_steps, owned_idle
-from advisor.kinds.torch.window import Window, step_metrics, steps_breakdown, window
+from advisor.kinds.torch.window import Window, share, step_metrics, steps_breakdown, window
 from advisor.metrics.intervals import gaps, segments, timeline, usable
 
 NS = 1e-9
@@ -39,9 +39,6 @@ DEVICE_METRICS = (
     "dataloader_idle", "sync_idle", "sync_idle_fraction", "idle_host_wait_other", "idle_host_wait_other_fraction",
     "occupancy_mean", "low_occupancy_time_fraction")
 
-
-def _share(ns: float, window: float) -> float | None:
-    return ns / window if window > 0 else None
 
 
 def _counts(trace: EventTrace) -> tuple[dict[str, int], dict[str, int]]:
@@ -122,7 +119,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     compute, comm, memory = masks(dev, know)
     busy = dev.union(work)
     m.update({"device_busy": busy * NS, "device_idle": (length - busy) * NS,
-              "device_busy_fraction": _share(busy, length), "device_idle_fraction": _share(length - busy, length)})
+              "device_busy_fraction": share(busy, length), "device_idle_fraction": share(length - busy, length)})
     m.update(overlap_metrics(dev, compute, comm, length))
     m.update(memory_metrics(dev, compute, comm, memory, length))
     m.update(collectives(trace, know, dev, comm, w0, w1))
@@ -133,7 +130,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     seg_start, seg_end = work_segments(dev.start[work], dev.end[work])
     idle = idle_split(seg_start, seg_end, dev.start[work], links.queued[work], w0, w1, know.kernel_wait_threshold)
     for key, t in zip(("idle_host_wait", "idle_kernel_wait", "idle_other"), idle.time, strict=True):
-        m[key], m[f"{key}_fraction"] = t * NS, _share(t, length)
+        m[key], m[f"{key}_fraction"] = t * NS, share(t, length)
 
     kernels = dev.kernels() & dev.inside & work
     m.update(_kernel_metrics(dev, know, kernels, comm))

@@ -12,14 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.kinds.torch.idle import HOST_WAIT, Idle
-from advisor.kinds.torch.window import MIN_STEPS_FOR_SPREAD, Window
+from advisor.kinds.torch.window import Window, share, variation
 from advisor.metrics.intervals import covered, intersect
 
 NS = 1e-9
-
-
-def _share(ns: float, window: float) -> float | None:
-    return ns / window if window > 0 else None
 
 
 def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: Window) -> dict[str, float | None]:
@@ -42,9 +38,9 @@ def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: W
     loader_time, sync_time = float((l_end - l_start).sum()), float(sync_part.sum())
     other = max(host_wait - loader_time - sync_time, 0.0)
     m: dict[str, float | None] = {
-        "dataloader_idle": loader_time * NS, "dataloader_idle_fraction": _share(loader_time, length),
-        "sync_idle": sync_time * NS, "sync_idle_fraction": _share(sync_time, length),
-        "idle_host_wait_other": other * NS, "idle_host_wait_other_fraction": _share(other, length)}
+        "dataloader_idle": loader_time * NS, "dataloader_idle_fraction": share(loader_time, length),
+        "sync_idle": sync_time * NS, "sync_idle_fraction": share(sync_time, length),
+        "idle_host_wait_other": other * NS, "idle_host_wait_other_fraction": share(other, length)}
     m.update(loader_free_steps(w, (l_start, l_end)))
     return m
 
@@ -58,8 +54,7 @@ def loader_free_steps(w: Window, loader_idle: tuple[Any, Any] | None) -> dict[st
     d = w.step_end - w.step_start
     if loader_idle is not None:
         d = d - (covered(*loader_idle, w.step_end) - covered(*loader_idle, w.step_start))
-    mean = float(d.mean()) if len(d) else 0.0
-    if len(d) < MIN_STEPS_FOR_SPREAD or mean <= 0:
+    cv = variation(d)
+    if cv is None:
         return {"loader_free_step_cv": None, "loader_free_step_excess": None}
-    return {"loader_free_step_cv": float(d.std(ddof=1)) / mean,
-            "loader_free_step_excess": len(d) * (mean - float(np.median(d))) * NS}
+    return {"loader_free_step_cv": cv, "loader_free_step_excess": len(d) * (float(d.mean()) - float(np.median(d))) * NS}

@@ -40,6 +40,11 @@ class Window:
         return len(self.numbers) > 0
 
 
+def share(ns: float, window: float) -> float | None:
+    """A time's share of the window; unavailable (None), never a division by zero, for an empty window."""
+    return ns / window if window > 0 else None
+
+
 def trace_span(trace: EventTrace) -> tuple[float, float]:
     """(first start, last end) over the usable events of every table, ns; (0, 0) for an empty trace."""
     import numpy as np
@@ -99,14 +104,21 @@ def step_metrics(w: Window) -> dict[str, float | None]:
     for key, f in (("median", np.median), ("mean", np.mean), ("max", np.max), ("min", np.min)):
         m[f"step_time_{key}"] = float(f(d)) if n else None
     spread = n >= MIN_STEPS_FOR_SPREAD
-    mean = float(d.mean()) if n else 0.0
-    m["step_time_cv"] = float(d.std(ddof=1)) / mean if spread and mean > 0 else None
+    m["step_time_cv"] = variation(d)
     m["first_step_time"] = float(d[0]) if n else None
     others = float(np.median(d[1:])) if spread else None
     m["first_step_ratio"] = float(d[0]) / others if others else None
     m["warmup_fraction"] = (max(0.0, float(d[0]) - others) / (w.length * NS)
                             if others is not None and w.length > 0 else None)
     return m
+
+
+def variation(durations: Any) -> float | None:
+    """The coefficient of variation of step durations (sample standard deviation over mean), from three steps."""
+    mean = float(durations.mean()) if len(durations) else 0.0
+    if len(durations) < MIN_STEPS_FOR_SPREAD or mean <= 0:
+        return None
+    return float(durations.std(ddof=1)) / mean
 
 
 def steps_breakdown(w: Window, busy_segments: tuple[Any, Any] | None, kernel_starts: Any) -> Breakdown:
