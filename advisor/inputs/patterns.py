@@ -9,7 +9,8 @@ import re
 
 READERS = ("advisor.inputs.text", "advisor.kinds.ncu.adapters", "advisor.kinds.ncu.adapters.launches",
            "advisor.kinds.ncu.adapters.report_file", "advisor.kinds.ncu.adapters.text_output",
-           "advisor.kinds.ncu.verdicts", "advisor.kinds.neuron.adapters", "advisor.kinds.neuron.adapters.summary_text")
+           "advisor.kinds.ncu.verdicts", "advisor.kinds.ncu.report.grouped", "advisor.kinds.neuron.adapters",
+           "advisor.kinds.neuron.adapters.summary_text")
 
 
 def input_patterns() -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:

@@ -5,7 +5,6 @@ module (advisor/kinds/<kind>/report.py) contributes TL;DR figures, setup rows an
 
 from __future__ import annotations
 
-import json
 import statistics
 
 from advisor.core import units as fmt
@@ -14,10 +13,10 @@ from advisor.core.numbers import CROSS_CHECK_TOLERANCE
 from advisor.kinds import get as get_kind
 from advisor.kinds.contract import Report
 from advisor.metrics.hardware import table
+from advisor.report.appendix import grouped_notes, lists_used, raw_section, used_fields, watch
 from advisor.report.budget import time_budget_section
 from advisor.report.document import (
     Bullets,
-    CodeBlock,
     Document,
     Paragraph,
     Section,
@@ -143,23 +142,7 @@ def _checks(view: View) -> Section | None:
 def _notes(analysis: Analysis) -> Section | None:
     if not analysis.notes:
         return None
-    return Section("Data notes", (Bullets(tuple(escape(n) for n in analysis.notes)),), "notes")
-
-
-def _plain_number(value: float | None) -> float | int | None:
-    """Integral values as integers, as the profiler wrote them (18935, not 18935.0)."""
-    if value is not None and value.is_integer() and abs(value) < 2**53:
-        return int(value)
-    return value
-
-
-def _raw(analysis: Analysis) -> Section:
-    reported = {n: _plain_number(m.value) for n, m in analysis.metrics.items() if m.source == "reported"}
-    data = {**reported, **dict(sorted(analysis.info.items()))}
-    text = json.dumps(data, indent=2, ensure_ascii=False).replace("```", "'''")
-    return Section("Raw profile data", (Paragraph(
-        "The fields as read, in machine units (seconds, bytes, FLOPs; `*_percent` as fractions 0..1; "
-        "null = unavailable)."), CodeBlock(text, "json")), "raw")
+    return Section("Data notes", (Bullets(grouped_notes(analysis.notes)),), "notes")
 
 
 def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
@@ -185,6 +168,8 @@ def _header(analysis: Analysis) -> tuple[list[str], Section | None]:
 
 
 def build_document(analysis: Analysis) -> Document:
+    used = lists_used(analysis)
+    full, analysis = analysis, watch(analysis) if used else analysis  # the sections note the fields they read
     view = View(analysis)
     kind_report = get_kind(analysis.kind).report()
     parts = kind_report.sections(analysis)
@@ -194,6 +179,6 @@ def build_document(analysis: Analysis) -> Document:
                 *parts.get("roofline", ()), *parts.get("trace", ()), *findings_sections(analysis),
                 time_budget_section(analysis), amdahl_section(analysis), hypotheses_section(analysis),
                 meaning_section(analysis),
-                next_steps_section(analysis), not_evaluated_section(analysis), _checks(view), _notes(analysis),
-                _raw(analysis)]
+                next_steps_section(analysis), not_evaluated_section(analysis), _checks(view), _notes(analysis)]
+    sections.append(raw_section(full, used_fields(full, analysis) if used else None))
     return Document(title=title_of(analysis), lines=tuple(lines), sections=tuple(s for s in sections if s))

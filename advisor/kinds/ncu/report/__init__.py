@@ -23,10 +23,11 @@ from advisor.kinds.ncu.report.common import (
 )
 from advisor.kinds.ncu.report.common import _metric as _metric  # the tests read these through the package
 from advisor.kinds.ncu.report.common import short_signature as short_signature
+from advisor.kinds.ncu.report.grouped import grouped
 from advisor.kinds.ncu.report.occupancy import _limiter_text, _occupancy
 from advisor.kinds.ncu.report.occupancy import limiters as limiters
 from advisor.kinds.ncu.report.roofline import _memory, _roofline
-from advisor.kinds.ncu.verdicts import DISAGREE, estimate, verdicts
+from advisor.kinds.ncu.verdicts import DISAGREE, Verdict, estimate, verdicts
 from advisor.report.document import Chart, Paragraph, Section, Table, code, escape
 from advisor.report.view import View
 
@@ -146,7 +147,7 @@ def _verdicts(analysis: Analysis) -> Section:
                 "findings."),), "ncu-verdicts")
         return Section("Nsight Compute's own verdicts beside advisor's", (intro, Paragraph(
             "No verdict could be paired."),), "ncu-verdicts")
-    rows = []
+    rows: list[tuple[Verdict, tuple[str, ...]]] = []
     for v in found:
         vendor = v.vendor
         if vendor is None:
@@ -159,9 +160,9 @@ def _verdicts(analysis: Analysis) -> Section:
         ours = "; ".join(f"{code(f.name)} ({estimate(f.estimated_speedup, f.speedup_scope, NO_VALUE)}"
                          f"{', root cause' if f.root_cause else ''})" for f in v.ours) or "none"
         status = f"**{escape(v.status)}**" if v.status == DISAGREE else escape(v.status)
-        rows.append((theirs, their_estimate, ours, status, escape(v.note) or NO_VALUE))
-    table = Table(("Nsight Compute", "ncu estimate", "advisor", "Agreement", "Note"), tuple(rows),
-                  align=("left", "right", "left", "left", "left"))
+        rows.append((v, (theirs, their_estimate, ours, status, escape(v.note) or NO_VALUE)))
+    table = Table(("Nsight Compute", "ncu estimate", "advisor", "Agreement", "Note"),
+                  tuple(grouped(rows, first_sentence)), align=("left", "right", "left", "left", "left"))
     counts = Counter(v.status for v in found)
     summary = Paragraph("In all: " + ", ".join(f"{n} {escape(status)}" for status, n in counts.items()) + ".")
     return Section("Nsight Compute's own verdicts beside advisor's", (intro, table, summary), "ncu-verdicts")
