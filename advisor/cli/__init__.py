@@ -82,7 +82,7 @@ def _input_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) -> 
 
 
 def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) -> None:
-    from advisor.cli.options import add_kind_options
+    from advisor.cli.options import add_kind_options, memory_default_text
 
     targets = "; ".join(f"{k.title}: {', '.join(k.data('hardware.yaml').get('targets') or {})}" for k in kinds)
     p.add_argument("--hardware", metavar="NAME|FILE",
@@ -97,10 +97,10 @@ def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) 
                    help="do not run these rules (same forms as --select)")
     p.add_argument("--set", metavar="RULE.PARAM=VALUE", action="append", default=[], dest="set_params",
                    help="override a rule's threshold, e.g. weight-reload.min_ratio=4 (repeatable)")
-    p.add_argument("--max-memory", metavar="SIZE", default="2GiB",
-                   help="memory budget (default 2GiB): a full trace larger than half of it is streamed instead "
-                        "of loaded whole (slower, flat memory); text exports, saved analyses and inflated traces "
-                        "are limited by it too (docs/security.md)")
+    p.add_argument("--max-memory", metavar="SIZE",
+                   help=f"memory budget (default: {memory_default_text()}): a full trace larger than half of it is "
+                        "streamed instead of loaded whole (flat memory); text exports, saved analyses and inflated "
+                        "traces are limited by it too (docs/security.md)")
     p.add_argument("--jobs", type=positive_count, metavar="N",
                    help="processes to use: profiles of a folder analysed in parallel (the ranks of a multi-worker "
                         "capture), a report's charts drawn during the analysis (default: the core count; 1: no "

@@ -49,11 +49,14 @@ def set_params(values: Iterable[str]) -> dict[str, float]:
     return out
 
 
-def max_memory(text: str) -> int:
-    """`--max-memory 2GiB` in bytes."""
+def max_memory(text: str | None) -> int:
+    """`--max-memory 2GiB` in bytes; not given, the machine's (kinds.base.default_max_memory)."""
     from advisor.core.errors import AdvisorError
     from advisor.core.numbers import parse_size
+    from advisor.kinds.base import default_max_memory
 
+    if text is None:
+        return default_max_memory()
     size = parse_size(text)
     if size is None:
         raise AdvisorError("--max-memory", f"'{text}' is not a size such as 512MiB or 4GiB")
@@ -63,6 +66,15 @@ def max_memory(text: str) -> int:
 
 
 MAX_MEMORY_CEILING = 2**60
+
+
+def memory_default_text() -> str:
+    """--max-memory's default in words, with what it comes to on this machine (for argparse: % doubled)."""
+    from advisor.core.units import bytes_
+    from advisor.kinds.base import MEMORY_CEILING, MEMORY_FLOOR, MEMORY_SHARE, default_max_memory
+
+    return (f"{MEMORY_SHARE:.0%} of the memory available at the start, between {bytes_(MEMORY_FLOOR)} and "
+            f"{bytes_(MEMORY_CEILING)}: {bytes_(default_max_memory())} here").replace("%", "%%")
 
 
 # --- each kind's own options -------------------------------------------------------------------------

@@ -10,8 +10,8 @@ Two ways in, the same columns out:
 - `array_columns`: a JSON array held as one raw slice of the input (`msgspec.Raw`, zero-copy), split
   into per-event slices and decoded a batch at a time by msgspec's C decoder straight into columns
   (peak memory ≈ the input plus the columns plus one array's slices);
-- `stream_items` + `item_columns`: a file too large to hold, streamed with ijson's C parser (yajl),
-  flat in memory (peak ≈ the columns).
+- `stream_columns`: an array of a file too large to hold, read forward by inputs/json_stream.py in runs
+  of whole events, each decoded by the same C decoder (peak ≈ the columns plus one run).
 An event whose fields have the wrong types keeps those of the right type and takes the defaults for the
 others (`lenient`), so one odd event never makes the file unreadable.
 """
@@ -22,15 +22,14 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import islice
 from operator import attrgetter
-from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from advisor.core.errors import AdvisorError
 from advisor.core.events import Interner
+from advisor.inputs.json_stream import Reader, value_type, values
 from advisor.inputs.limits import MAX_STRING_CHARS
-from advisor.inputs.text import open_regular
 
 Progress = Callable[[str], None]  # a sentence at a time (kinds.base.Progress; inputs may not import kinds)
 BATCH = 8192  # events decoded together: the C decoder does the loop, memory stays one batch wide
@@ -70,15 +69,24 @@ def lenient(event: Any, kind: type) -> Any:
     return kind(**kept)
 
 
+def array_decoder(kind: type) -> Callable[[bytes], list[Any]]:
+    """A JSON array of events decoded as a list of `kind`, each odd event taken leniently."""
+    typed, untyped = msgspec.json.Decoder(list[kind]), msgspec.json.Decoder(list[Any])
+
+    def decode(text: bytes) -> list[Any]:
+        try:
+            return typed.decode(text)
+        except msgspec.ValidationError:  # rare: decode these events field by field
+            return [lenient(event, kind) for event in untyped.decode(text)]
+
+    return decode
+
+
 def batches(raws: list[msgspec.Raw], kind: type) -> Iterator[list[Any]]:
     """The events (raw slices) decoded as `kind`, BATCH at a time."""
-    typed, untyped = msgspec.json.Decoder(list[kind]), msgspec.json.Decoder(list[Any])
+    decode = array_decoder(kind)
     for i in range(0, len(raws), BATCH):
-        text = b"[" + b",".join(raws[i:i + BATCH]) + b"]"  # Raw is a buffer: no copies
-        try:
-            yield typed.decode(text)
-        except msgspec.ValidationError:  # rare: decode this batch field by field
-            yield [lenient(event, kind) for event in untyped.decode(text)]
+        yield decode(b"[" + b",".join(raws[i:i + BATCH]) + b"]")  # Raw is a buffer: no copies
 
 
 def columns(batches: Iterable[list[Any]], kind: type, count: int | None = None,
@@ -127,9 +135,13 @@ def array_columns(raw: msgspec.Raw, name: str, kind: type, what: str, progress: 
     return columns(batches(events, kind), kind, len(events), lambda done: percent(done, len(events)))
 
 
-def item_columns(items: Iterable[Any], kind: type) -> dict[str, Any]:
-    """Columns from streamed events (any objects: each is taken leniently), BATCH at a time."""
-    return columns(chunks((lenient(event, kind) for event in items), BATCH), kind)
+def stream_columns(reader: Reader, name: str, kind: type) -> dict[str, Any]:
+    """The columns of the event array at `reader` (inputs/json_stream.py), run by run; `name` is where it
+    is, for the error when it is not an array."""
+    found = value_type(reader)
+    if found != "array":
+        raise msgspec.ValidationError(f"Expected `array`, got `{found}` - at `$.{name}`")
+    return columns(values(reader, array_decoder(kind)), kind)
 
 
 def check_strings(where: str, *tables: dict[str, Any]) -> None:
@@ -155,13 +167,3 @@ class CountingReader:
         self.position += len(chunk)
         self.on_read(self.position)
         return chunk
-
-
-def stream_items(path: Path, prefix: str, on_read: Callable[[int], None] = lambda _: None) -> Iterator[Any]:
-    """The values at ijson `prefix` (`instruction.item`: each event of the top-level `instruction` array)
-    in one pass over the file, numbers as floats; `on_read(bytes read so far)` as the pass goes.
-    Raises ijson.JSONError on invalid JSON."""
-    import ijson
-
-    with open_regular(path) as handle:
-        yield from ijson.items(CountingReader(handle, on_read), prefix, use_float=True)

@@ -9,6 +9,8 @@ its own layer (docs/architecture.md).
 from __future__ import annotations
 
 import importlib
+import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,8 +25,54 @@ if TYPE_CHECKING:
     from advisor.kinds.contract import Adapters, Events, Report
 
 Progress = Callable[[str], None]
-DEFAULT_MAX_MEMORY = 2 << 30  # bytes; a trace decoded in memory peaks at about 1.5× its size
+DEFAULT_MAX_MEMORY = 2 << 30  # bytes: the budget when the machine does not say how much memory is available
+MEMORY_SHARE = 0.5  # --max-memory's default: this share of the memory available when advisor starts, …
+MEMORY_FLOOR, MEMORY_CEILING = 1 << 30, 16 << 30  # … kept within these (bytes; a trace decoded in memory
+# peaks at about 1.5× its size, so half the budget read whole peaks under the budget)
 DEFAULT_MAX_RANKS = 4096  # per-rank files in one folder; a capture of more ranks raises it with --max-ranks
+
+
+def machine_max_memory(meminfo: Path = Path("/proc/meminfo"), cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """The memory budget for this machine (bytes): MEMORY_SHARE of the memory available now (Linux's
+    MemAvailable, within a container's cgroup limit), between MEMORY_FLOOR and MEMORY_CEILING;
+    DEFAULT_MAX_MEMORY when the machine does not say."""
+    available = _available(meminfo, cgroup)
+    if available is None:
+        return DEFAULT_MAX_MEMORY
+    return int(min(max(available * MEMORY_SHARE, MEMORY_FLOOR), MEMORY_CEILING))
+
+
+@cache
+def default_max_memory() -> int:
+    """--max-memory's default, read once per process (a run keeps one budget)."""
+    return machine_max_memory()
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None  # absent, or "max": no limit
+
+
+def _available(meminfo: Path, cgroup: Path) -> int | None:
+    try:
+        found = re.search(r"^MemAvailable:\s+(\d+) kB", meminfo.read_text(), re.MULTILINE)
+    except OSError:
+        found = None
+    if found:
+        available = int(found.group(1)) * 1024
+    else:
+        try:  # free pages (no reclaimable cache): other Unixes
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError, AttributeError):
+            return None
+    for limit, used in (("memory.max", "memory.current"),  # cgroup v2, then v1: a container's own limit
+                        ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes")):
+        cap, usage = _read_int(cgroup / limit), _read_int(cgroup / used)
+        if cap is not None:
+            available = min(available, max(cap - (usage or 0), 0))
+    return available
 
 
 def check_rank_count(folder: Path, count: int, limit: int) -> None:
@@ -42,7 +90,8 @@ class LoadOptions:
     (for Neuron: neuron_profile, neff, trace)."""
 
     entry: str | None = None  # which entry of a file that holds several profiles
-    max_memory: int = DEFAULT_MAX_MEMORY  # full traces above half of it are streamed instead of loaded whole
+    # bytes; full traces above half of it are streamed instead of loaded whole
+    max_memory: int = field(default_factory=default_max_memory)
     progress: Progress | None = None  # progress lines for long ingests (a terminal is watching)
     kind_options: Mapping[str, Any] = field(default_factory=dict)
 

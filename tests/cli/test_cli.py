@@ -197,7 +197,7 @@ def test_ntff_with_fake_tool(tmp_path, monkeypatch, cli):
     done = cli("report", "profile.ntff", "--trace", "-o", "t.md")
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "t.md").read_text()
-    assert "| Format | ntff (full trace: 2 instructions, 2 DMA transfers) |" in text
+    assert "| Format | ntff (full trace: 2 instructions, 2 DMA transfers; read whole in memory) |" in text
     assert "| `input0` | IN | 64 KiB | 192 KiB | 1 | 3× |" in text  # loaded three times its size
     assert "| **DMA** | all queues | 56.48 ms | 26.42 % | 56.48 ms | agrees |" in text  # a share of total_time
     assert "| after the last event | 206.2 ms | 7.581 ms | 3.55 % |" in text  # the run goes on past the events
@@ -363,6 +363,6 @@ def test_progress_only_on_a_terminal_and_not_with_quiet(tmp_path):
     shown = _stderr_on_a_terminal("report", trace, "-o", tmp_path / "a.json")
     assert "advisor: reading 845 DMA transfers: 100 %" in shown and "advisor: analysing the events" in shown
     streamed = _stderr_on_a_terminal("report", trace, "--max-memory", "1KiB", "-o", tmp_path / "b.json")
-    assert "pass 1 of 4 (instruction): 100 %" in streamed
+    assert "advisor: streaming 1 MiB: 100 %" in streamed
     assert _stderr_on_a_terminal("report", trace, "--quiet", "-o", tmp_path / "c.json") == ""
     assert run_cli("report", trace, "-o", tmp_path / "d.json").stderr == ""  # a pipe, not a terminal

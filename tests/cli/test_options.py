@@ -21,7 +21,7 @@ from advisor.core.errors import AdvisorError
 from advisor.core.numbers import parse_size
 from advisor.kinds import LoadOptions
 from advisor.kinds import get as get_kind
-from advisor.kinds.base import ProfileKind
+from advisor.kinds.base import ProfileKind, machine_max_memory
 
 NEURON = get_kind("neuron")
 
@@ -201,6 +201,42 @@ def test_parse_size(text, size):
     assert parse_size(text) == size
 
 
+GIB = 1 << 30
+
+
+def meminfo(tmp_path: Path, available_kib: int) -> Path:
+    path = tmp_path / "meminfo"
+    path.write_text(f"MemTotal:       24684084 kB\nMemAvailable:   {available_kib} kB\n")
+    return path
+
+
+@pytest.mark.parametrize(("available", "budget"), [
+    (8 * GIB, 4 * GIB),  # half of what is available
+    (1 * GIB, 1 * GIB),  # never under the floor
+    (64 * GIB, 16 * GIB),  # nor over the ceiling
+])
+def test_the_default_budget_is_a_share_of_the_available_memory(tmp_path, available, budget):
+    assert machine_max_memory(meminfo(tmp_path, available // 1024), tmp_path / "no-cgroup") == budget
+
+
+def test_a_containers_memory_limit_bounds_the_default_budget(tmp_path):
+    cgroup = tmp_path / "cgroup"
+    cgroup.mkdir()
+    (cgroup / "memory.max").write_text(f"{6 * GIB}\n")
+    (cgroup / "memory.current").write_text(f"{2 * GIB}\n")
+    assert machine_max_memory(meminfo(tmp_path, 20 * GIB // 1024), cgroup) == 2 * GIB  # half of the 4 GiB left
+    (cgroup / "memory.max").write_text("max\n")  # no limit
+    assert machine_max_memory(meminfo(tmp_path, 20 * GIB // 1024), cgroup) == 10 * GIB
+
+
+def test_max_memory_given_wins_over_the_machines(monkeypatch):
+    monkeypatch.setattr("advisor.kinds.base.default_max_memory", lambda: 3 * GIB)
+    parser = build_parser()
+    assert analyze_options(parser.parse_args(["report", "x"]), Settings()).load.max_memory == 3 * GIB
+    given = parser.parse_args(["report", "x", "--max-memory", "1GiB"])
+    assert analyze_options(given, Settings()).load.max_memory == GIB
+
+
 def test_a_bad_options_file_is_one_error_line_for_every_command(tmp_path, monkeypatch, capsys):
     from advisor.cli import main
 
@@ -213,18 +249,34 @@ def test_a_bad_options_file_is_one_error_line_for_every_command(tmp_path, monkey
         main(["--debug", "rules", "list"])
 
 
-@pytest.mark.parametrize(("fmt", "output", "jobs", "process"), [
-    ("pdf", "r.pdf", None, True), ("html", "r.html", None, True), ("md", "r.md", None, True),
-    ("md", None, None, False),  # Markdown on stdout: no charts to draw
-    ("json", "r.json", None, False), ("pdf", "r.pdf", 1, False),  # --jobs 1: this process only
+@pytest.mark.parametrize(("fmt", "output", "jobs", "drawn_by"), [
+    ("pdf", "r.pdf", None, "process"), ("html", "r.html", None, "process"), ("md", "r.md", None, "process"),
+    ("md", None, None, None),  # Markdown on stdout: no charts to draw, no drawer
+    ("json", "r.json", None, None), ("pdf", "r.pdf", 1, "here"),  # --jobs 1: this process only
 ])
-def test_charts_are_drawn_in_a_second_process_only_where_there_are_charts_and_jobs_allow(fmt, output, jobs, process):
+def test_charts_are_drawn_in_a_second_process_only_where_there_are_charts_and_jobs_allow(fmt, output, jobs, drawn_by):
     from advisor.cli.options import chart_drawer
     from advisor.report.drawing import LocalDrawer, ProcessDrawer, usable_cores
 
     with chart_drawer(argparse.Namespace(output=output, jobs=jobs), fmt) as drawer:
-        expected = ProcessDrawer if process and usable_cores() >= 2 else LocalDrawer
-        assert type(drawer) is expected
+        if drawn_by is None:
+            assert drawer is None
+        else:
+            expected = ProcessDrawer if drawn_by == "process" and usable_cores() >= 2 else LocalDrawer
+            assert type(drawer) is expected
+
+
+def test_a_json_report_imports_no_drawing_machinery(tmp_path):
+    """JSON output draws nothing: the chart drawer's process pool and matplotlib loader stay unimported."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from advisor.cli import main; "
+            "main(['report', 'samples/torch_host_bound/host_bound.pt.trace.json.gz', '-o', sys.argv[1], '--quiet']); "
+            "print('advisor.report.drawing' in sys.modules, 'concurrent.futures.process' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "r.json")], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).parents[2]).stdout
+    assert out.split() == ["False", "False"]
 
 
 def test_noise_is_a_checked_fraction():

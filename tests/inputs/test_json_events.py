@@ -10,8 +10,9 @@ import msgspec
 import pytest
 
 from advisor.core.errors import AdvisorError
-from advisor.inputs import json_events
-from advisor.inputs.json_events import Percent, array_columns, check_strings, item_columns, stream_items
+from advisor.inputs import json_events, json_stream
+from advisor.inputs.json_events import Percent, array_columns, check_strings, stream_columns
+from advisor.inputs.json_stream import Reader, members, skip
 
 
 class Event(msgspec.Struct, gc=False):
@@ -63,16 +64,29 @@ def test_a_member_that_is_not_an_array_is_named():
         array_columns(msgspec.Raw(b'{"a": 1}'), "traceEvents", Event, "events", None)
 
 
-def test_streamed_items_give_the_same_columns(tmp_path, monkeypatch):
-    monkeypatch.setattr(json_events, "BATCH", 2)  # several batches
+def test_streamed_events_give_the_same_columns(tmp_path, monkeypatch):
+    monkeypatch.setattr(json_stream, "BLOCK", 4096)  # many runs of whole events
+    odd = [{"ts": "soon", "dur": None, "name": 5, "cat": "kernel"}, "not an object"]
     path = tmp_path / "trace.json"
-    path.write_text(json.dumps({"otherData": {}, "traceEvents": EVENTS * 3}))
+    path.write_text(json.dumps({"otherData": {"a": [1]}, "traceEvents": (EVENTS + odd) * 500}))
     read: list[int] = []
-    streamed = item_columns(stream_items(path, "traceEvents.item", read.append), Event)
+    with path.open("rb") as handle:
+        reader = Reader(handle, 1 << 20, read.append)
+        for key in members(reader):
+            streamed = stream_columns(reader, key, Event) if key == "traceEvents" else skip(reader)
     raw = msgspec.json.decode(path.read_bytes(), type=Trace).traceEvents
     whole = array_columns(raw, "traceEvents", Event, "events", None)
-    assert as_lists(streamed) == as_lists(whole) and len(streamed["ts"]) == 9
-    assert read and read[-1] == path.stat().st_size  # bytes read so far, up to the whole file
+    assert as_lists(streamed) == as_lists(whole) and len(streamed["ts"]) == 2_500
+    assert read[-1] == path.stat().st_size  # bytes read so far, up to the whole file
+
+
+def test_a_streamed_member_that_is_not_an_array_is_named(tmp_path):
+    path = tmp_path / "trace.json"
+    path.write_text('{"traceEvents": {"a": 1}}')
+    with path.open("rb") as handle, pytest.raises(msgspec.ValidationError, match=r"`object` - at `\$\.traceEvents`"):
+        reader = Reader(handle, 1 << 20)
+        for key in members(reader):
+            stream_columns(reader, key, Event)
 
 
 def test_an_event_text_past_the_string_limit_is_refused(monkeypatch):

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from tests_support import SAMPLES
 
-from advisor import api
 from advisor.api import AnalyzeOptions, analyze
 from advisor.cli import main
 from advisor.core.errors import AdvisorError
@@ -88,7 +87,7 @@ def test_jobs_are_capped_at_the_ranks(monkeypatch):
             started.append(max_workers)
             super().__init__(max_workers=max_workers)
 
-    monkeypatch.setattr(api, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr("concurrent.futures.ProcessPoolExecutor", Recording)  # api imports it where it pools
     analysis = analyze(RANKS, jobs=64)
     assert started == [4] and len(analysis.entries) == 4
 

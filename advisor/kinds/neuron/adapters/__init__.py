@@ -14,6 +14,7 @@ from typing import Any
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace
 from advisor.core.model import Profile, SourceInfo
+from advisor.core.units import bytes_
 from advisor.inputs.limits import TextLimits
 from advisor.inputs.text import decode, decode_head, open_regular, read_bytes, require_regular_file, size_refusal
 from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
@@ -108,7 +109,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
             trace = legacy_json.decode(data, where, options.progress)
             if len(trace.tables[INSTRUCTION]) or len(trace.tables[DMA]):
-                return [_trace_profile(path, trace, legacy_json.NAME)]
+                return [_trace_profile(path, trace, legacy_json.NAME, READ_WHOLE)]
         elif len(data) > limits.max_bytes:
             raise AdvisorError(where, size_refusal(len(data), limits.max_bytes, "size limit for a summary"))
         text = decode(data)
@@ -149,10 +150,10 @@ def _stream_if_large(path: Path, options: LoadOptions) -> Profile | None:
         return None  # the ordinary path reports it
     if not legacy_json.sniff(head):
         return None
-    trace = legacy_json.stream(path, options.progress)
+    trace = legacy_json.stream(path, options.max_memory, options.progress)
     if not (len(trace.tables[INSTRUCTION]) or len(trace.tables[DMA])):
         return None  # no events: read as a summary, as the in-memory path does
-    return _trace_profile(path, trace, legacy_json.NAME)
+    return _trace_profile(path, trace, legacy_json.NAME, streamed(path.stat().st_size, options.max_memory))
 
 
 def _ntff_trace(path: Path, options: LoadOptions) -> Profile:
@@ -168,12 +169,22 @@ def _ntff_trace(path: Path, options: LoadOptions) -> Profile:
     return replace(profile, source=source)
 
 
-def _trace_profile(path: Path, trace: EventTrace, fmt: str) -> Profile:
+READ_WHOLE = "read whole in memory"
+
+
+def streamed(size: int, max_memory: int) -> str:
+    """How a trace over half the budget was read, for the setup table (the only place the budget shows)."""
+    return f"streamed: {size / 2**20:,.1f} MiB is over half of the --max-memory budget of {bytes_(max_memory)}"
+
+
+def _trace_profile(path: Path, trace: EventTrace, fmt: str, read: str = "") -> Profile:
+    """The profile of a full trace; `read` says which way the file was read, when there are two."""
     conv = conventions(KIND)
     fields = normalise(trace.summary, conv)
     if not has_profile_metrics(fields.values, conv):
         raise AdvisorError(str(path), "the trace has events but no summary metrics")
     shape = f"full trace: {len(trace.tables[INSTRUCTION]):,} instructions, {len(trace.tables[DMA]):,} DMA transfers"
+    shape += f"; {read}" if read else ""
     source = SourceInfo(path=str(path), format=fmt, shape=shape)
     return Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes, trace=trace,
                    units=fields.units, raw_names=fields.raw_names, kind=KIND.name)

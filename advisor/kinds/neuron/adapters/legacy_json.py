@@ -18,14 +18,19 @@ import msgspec
 from advisor.core.collector import collector_paused
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace
-from advisor.inputs.json_events import Percent, array_columns, check_strings, item_columns, stream_items
+from advisor.inputs.json_events import Percent, array_columns, check_strings, columns, stream_columns
+from advisor.inputs.json_stream import Reader, members, skip, whole
 from advisor.inputs.limits import check_json_value, depth_refusal
+from advisor.inputs.text import open_regular
 from advisor.kinds.base import Progress
 from advisor.kinds.neuron.adapters.columns import neuron_trace, tensor_decls
 from advisor.kinds.neuron.tables import TensorDecl
 
 NAME = "neuron-json-trace"
 SNIFF_BYTES = 1 << 20
+WHOLE = ("summary", "metadata", "warnings", "neff_node")  # the members read whole (the events are streamed)
+WHOLE_SHARE = 16  # streamed, a member read whole may be this fraction of --max-memory (decoded: a few times it)
+WHOLE_FLOOR = 64 << 20  # … and never less (a neff_node of a large model is a few MiB)
 
 
 class _Instruction(msgspec.Struct, gc=False):
@@ -104,41 +109,47 @@ def decode(data: bytes, where: str, progress: Progress | None = None) -> EventTr
         raise AdvisorError(where, f"invalid JSON: {exc}") from None
     except RecursionError:  # msgspec's own depth guard, on a member decoded as Any
         raise AdvisorError(where, depth_refusal()) from None
+    return _checked(where, instr, dma, trace.summary, trace.metadata, trace.warnings, trace.neff_node)
+
+
+def _checked(where: str, instr: dict[str, Any], dma: dict[str, Any], summary: Any, metadata: Any, warnings: Any,
+             neff_node: Any) -> EventTrace:
+    """The trace from its members, as either path read them: the same checks, the same tables."""
     check_strings(where, instr, dma)
-    check_json_value([trace.summary, trace.metadata], where)  # decoded as Any: the depth and string limits
-    return _trace(instr, dma, _first(trace.summary), _first(trace.metadata),
-                  [_warning(w) for w in _objects(trace.warnings)], tensor_decls(_objects(trace.neff_node)))
+    check_json_value([summary, metadata], where)  # decoded as Any: the depth and string limits
+    return _trace(instr, dma, _first(summary), _first(metadata), [_warning(w) for w in _objects(warnings)],
+                  tensor_decls(_objects(neff_node)))
 
 
-def stream(path: Path, progress: Progress | None = None) -> EventTrace:
-    """A trace too large to hold in memory: streamed with ijson's C parser (yajl), one pass per
-    member, events filled into the same compact columns batch by batch (inputs/json_events.py). Slower
-    than `decode` but flat in memory: peak RSS is the columns, not the file."""
-    import ijson
-
+def stream(path: Path, max_memory: int, progress: Progress | None = None) -> EventTrace:
+    """A trace too large to hold in memory, read forward once (inputs/json_stream.py): each event array
+    in runs of whole events decoded by msgspec into the same columns as `decode`, the small members
+    whole, the others checked and dropped. Flat in memory: the columns, the small members and one run
+    (a run is 8 MiB; a member read whole may be a sixteenth of `max_memory`)."""
     where = str(path)
     size = path.stat().st_size
-    passes = ("instruction", "dma", "neff_node", "warnings")  # whole-file passes; summary and metadata stop early
-
-    def items(prefix: str):
-        member = prefix.split(".")[0]
-        shown = progress if member in passes else None
-        percent = Percent(shown, f"streaming {size / 2**20:,.0f} MiB, pass {passes.index(member) + 1} of "
-                                 f"{len(passes)} ({member})" if shown else "")
-        yield from stream_items(path, prefix, lambda at: percent(at, size))
-
-    def first(prefix: str) -> dict[str, Any]:
-        for item in items(prefix):
-            return item if isinstance(item, dict) else {}
-        return {}
-
+    percent = Percent(progress, f"streaming {size / 2**20:,.0f} MiB")
+    read: dict[str, Any] = {"instruction": _no_events(_Instruction), "dma": _no_events(_Dma)}
+    events = {"instruction": _Instruction, "dma": _Dma}
+    limit = max(max_memory // WHOLE_SHARE, WHOLE_FLOOR)
     try:
-        instr = item_columns(items("instruction.item"), _Instruction)
-        dma = item_columns(items("dma.item"), _Dma)
-        check_strings(where, instr, dma)
-        tensors = tensor_decls(items("neff_node.item"))
-        warnings = [_warning(w) for w in items("warnings.item") if isinstance(w, dict)]
-        return _trace(instr, dma, first("summary.item") or first("summary"),
-                      first("metadata.item") or first("metadata"), warnings, tensors)
-    except ijson.JSONError as exc:
-        raise AdvisorError(where, f"invalid JSON: {str(exc).splitlines()[0][:120]}") from None
+        with open_regular(path) as handle, collector_paused():
+            reader = Reader(handle, limit, lambda at: percent(at, size))
+            for key in members(reader):
+                if key in events:  # a member twice: the last one counts, as msgspec decodes it
+                    read[key] = stream_columns(reader, key, events[key])
+                elif key in WHOLE:
+                    read[key] = whole(reader, limit, key)
+                else:
+                    skip(reader)
+    except msgspec.ValidationError as exc:
+        raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise AdvisorError(where, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise AdvisorError(where, depth_refusal()) from None
+    return _checked(where, read["instruction"], read["dma"], *(read.get(k, []) for k in WHOLE))
+
+
+def _no_events(kind: type) -> dict[str, Any]:
+    return columns([], kind, 0)

@@ -19,7 +19,7 @@ STATS = json.loads((FIXTURES / "legacy_trace.stats.json").read_text())
 def test_loads_summary_and_events():
     [profile] = load_profiles(TRACE)
     assert profile.source.format == "neuron-json-trace"
-    assert profile.source.shape == "full trace: 1,270 instructions, 845 DMA transfers"
+    assert profile.source.shape == "full trace: 1,270 instructions, 845 DMA transfers; read whole in memory"
     assert profile.values["total_time"] == pytest.approx(STATS["total_time_ns"] * 1e-9)
     assert len(profile.trace.tables["instruction"]) == STATS["instruction_count"]
     assert profile.trace.warnings  # the profiler's own caveats are kept
@@ -74,13 +74,22 @@ def test_odd_events_are_ignored_not_fatal(write):
 
 
 @pytest.mark.parametrize(("content", "problem"), [
-    ('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1', "invalid JSON"),
-    ('{"summary": [{"total_time": 1}], "instruction": {"not": "a list"}}', "not a Neuron full JSON trace"),
+    ('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1', "invalid JSON: Input data was truncated"),
+    ('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1}, {"timestamp": tru}]}',
+     r"invalid JSON: JSON is malformed: invalid character \(byte 8\d\)"),  # where either parser stops
+    ('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1}]} trailing',
+     r"invalid JSON: JSON is malformed: trailing characters \(byte 69\)"),
+    ('{"summary": [{"total_time": 1}], "instruction": {"not": "a list"}}',
+     r"not a Neuron full JSON trace: Expected `array`, got `object` - at `\$\.instruction`"),
     ('{"instruction": [{"timestamp": 1, "duration": 2}]}', "events but no summary metrics"),
+    ('{"summary": [{"total_time": 1, "deep": ' + "[" * 100 + "]" * 100 + '}], "dma": [{"timestamp": 1}]}',
+     "nested too deeply"),
 ])
-def test_malformed_traces(write, content, problem):
+@pytest.mark.parametrize("max_memory", [None, 16])  # decoded whole, and streamed: the same one-line error
+def test_malformed_traces(write, content, problem, max_memory):
+    options = LoadOptions(max_memory=max_memory) if max_memory else None
     with pytest.raises(AdvisorError, match=problem):
-        load_profiles(write("t.json", content))
+        load_profiles(write("t.json", content), options)
 
 
 def test_streaming_gives_the_same_trace():
@@ -88,6 +97,53 @@ def test_streaming_gives_the_same_trace():
     [streamed] = load_profiles(TRACE, LoadOptions(max_memory=1024))  # budget far below the file: streamed
     assert streamed.values == whole.values
     assert summarize(streamed.trace) == summarize(whole.trace)
+    for name, table in whole.trace.tables.items():  # the same columns, value for value
+        other = streamed.trace.tables[name]
+        for field in ("start", "duration", "bytes"):  # ns, ns, bytes (None: instructions move none)
+            assert np.array_equal(getattr(table, field), getattr(other, field)) or getattr(table, field) is None
+        for field in ("track", "name"):
+            assert getattr(table, field).names == getattr(other, field).names
+            assert np.array_equal(getattr(table, field).codes, getattr(other, field).codes)
+    assert streamed.trace.extra == whole.trace.extra and streamed.trace.warnings == whole.trace.warnings
+    assert streamed.source.shape == ("full trace: 1,270 instructions, 845 DMA transfers; streamed: 1.0 MiB is "
+                                     "over half of the --max-memory budget of 1 KiB")
+
+
+def test_the_streamed_analysis_is_the_in_memory_one_byte_for_byte_but_the_format_row(tmp_path):
+    from advisor.cli import main
+
+    whole, streamed = tmp_path / "whole.json", tmp_path / "streamed.json"
+    assert main(["report", str(TRACE), "-o", str(whole), "--quiet"]) == 0
+    assert main(["report", str(TRACE), "-o", str(streamed), "--quiet", "--max-memory", "1KiB"]) == 0
+    differ = [(a, b) for a, b in zip(whole.read_text().splitlines(), streamed.read_text().splitlines(), strict=True)
+              if a != b]
+    assert differ == [('    "shape": "full trace: 1,270 instructions, 845 DMA transfers; read whole in memory",',
+                       '    "shape": "full trace: 1,270 instructions, 845 DMA transfers; streamed: 1.0 MiB is over '
+                       'half of the --max-memory budget of 1 KiB",')]
+
+
+def test_a_truncated_streamed_trace_is_one_error_line_and_exit_2(tmp_path, capsys):
+    from advisor.cli import main
+
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(TRACE.read_bytes()[:700_000])  # inside the dma array
+    assert main(["report", str(cut), "-o", str(tmp_path / "r.md"), "--max-memory", "1KiB"]) == 2
+    assert capsys.readouterr().err == f"advisor: error: {cut}: invalid JSON: Input data was truncated\n"
+    assert not (tmp_path / "r.md").exists()
+
+
+def test_streaming_reads_pretty_printed_traces_with_odd_strings_alike(write, monkeypatch):
+    from advisor.inputs import json_stream
+
+    monkeypatch.setattr(json_stream, "BLOCK", 4096)  # many runs, cut at every kind of boundary
+    data = json.loads(TRACE.read_text())
+    for i, event in enumerate(data["instruction"][:50]):
+        event["hlo_name"] = ['a"},{"b', "c}]", "\\", "x,{y"][i % 4]  # brackets and quotes inside strings
+    for indent in (None, 1):
+        path = write("t.json", json.dumps(data, indent=indent))
+        [whole], [streamed] = load_profiles(path), load_profiles(path, LoadOptions(max_memory=16))
+        assert summarize(streamed.trace) == summarize(whole.trace)
+        assert streamed.trace.tables["instruction"].name.names == whole.trace.tables["instruction"].name.names
 
 
 def test_neff_node_sizes_are_read_from_strings(write):
@@ -128,9 +184,8 @@ def test_progress_reaches_100_percent_in_both_paths():
     assert seen[0] == "reading 1,270 instructions: 0 %" and seen[-1] == "reading 845 DMA transfers: 100 %"
     assert len(seen) == len(set(seen))  # a line only when the percent changes
     seen.clear()
-    load_profiles(TRACE, LoadOptions(max_memory=1024, progress=seen.append))  # streamed: a pass per member
-    assert "streaming 1 MiB, pass 1 of 4 (instruction): 100 %" in seen
-    assert "streaming 1 MiB, pass 2 of 4 (dma): 100 %" in seen
+    load_profiles(TRACE, LoadOptions(max_memory=1024, progress=seen.append))  # streamed: one pass
+    assert seen[-1] == "streaming 1 MiB: 100 %" and len(seen) == len(set(seen))
 
 
 def test_streaming_reports_broken_json_as_one_error(tmp_path):

@@ -88,7 +88,7 @@ def test_trace_asks_for_the_full_json_and_reads_its_events(capture, fake_on_path
     assert not os.path.exists(written)  # the temporary trace is removed once read
     assert profile.source.format == "ntff" and profile.source.path == str(capture)
     assert profile.source.converted_with.endswith("--output-format json --output-file profile.json")
-    assert profile.source.shape == "full trace: 2 instructions, 2 DMA transfers"
+    assert profile.source.shape == "full trace: 2 instructions, 2 DMA transfers; read whole in memory"
     assert profile.values["total_time"] == pytest.approx(0.213808050051)
     assert [t.name for t in profile.trace.extra["tensors"]] == ["input0", "output0"]
 
