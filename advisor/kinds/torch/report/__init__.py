@@ -15,7 +15,7 @@ from advisor.core import units as fmt
 from advisor.core.model import Analysis
 from advisor.core.trace import Breakdown, TraceSummary
 from advisor.kinds.torch import KIND
-from advisor.kinds.torch.idle_report import idle_section
+from advisor.kinds.torch.report.idle import idle_section
 from advisor.kinds.torch.tables import DEVICE_TABLES
 from advisor.report.document import Chart, Paragraph, Section, Table, escape
 from advisor.report.trace_blocks import breakdown_table, gaps_section, timeline_chart
