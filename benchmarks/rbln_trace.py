@@ -10,12 +10,16 @@ each measurement in a fresh process, with its wall time and peak RSS.
 (b) advisor's reader (`load_trace`: streaming, worker processes) on the same slice: the speed ratio;
 (c) advisor's reader on the whole trace: MB/s and peak RSS;
 (d) the whole analysis of the whole trace, as `advisor report trace.pb -o analysis.json` runs it
-    (reader, event metrics, rules, the analysis JSON written): MB/s and peak RSS.
+    (reader, event metrics, rules, the analysis JSON written): MB/s and peak RSS;
+(e) the command itself, `advisor report trace.pb -o x.json` and `-o x.md` (charts drawn), in a process of
+    its own: wall time and peak RSS (its largest process).
+
+    python benchmarks/rbln_trace.py --size-mb 1000 --analysis-only   # the 1 GB figures: (d) and (e) only
 
 The trace is synthetic (no public RBLN trace exists): `samples/make_rbln_samples.py`'s
 `write_large_trace` when present (RBLN-shaped: seven category thread tracks, interned names,
 `Slice Arguments` on DMA and Neural Engine slices, flows), else the generator below. It is written
-once and reused. Targets: (b) at least 1.5× (a)'s throughput; (d) peak RSS under 500 MiB.
+once and reused. Targets: (b) at least 1.5× (a)'s throughput; (d) and (e) peak RSS under 500 MiB.
 """
 
 from __future__ import annotations
@@ -169,6 +173,20 @@ def child(mode: str, path: str, workers: int | None) -> None:
         resolver.feed(records)
         profile = build(trace, ReadResult(resolver.finish(), len(data), None, False, "", 1))
         used = 1
+    elif mode.startswith("cli-"):
+        import resource
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / f"report.{mode.removeprefix('cli-')}"
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "advisor", "report", str(trace), "-o", str(out)], check=True,
+                           capture_output=True)
+            wall = time.perf_counter() - started
+        largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the command's largest process
+        print(json.dumps({"wall": wall, "slices": 0, "workers": default_workers_count(), "rss": largest,
+                          "worker_rss": 0}))
+        return
     elif mode == "analysis":
         from advisor.api import analyze
         from advisor.core.serialize import dumps
@@ -190,6 +208,12 @@ def child(mode: str, path: str, workers: int | None) -> None:
         used = result.workers
     wall = time.perf_counter() - started
     print(json.dumps({"wall": wall, "slices": profile.trace.extra["quality"].slices, "workers": used, **_peaks()}))
+
+
+def default_workers_count() -> int:
+    from advisor.inputs.perfetto.reader import default_workers
+
+    return default_workers()
 
 
 def run(mode: str, path: Path, workers: int | None) -> dict:
@@ -216,6 +240,7 @@ def main() -> int:
                         help="the trace to write or reuse (default /tmp/advisor-rbln-<size>mb.pb)")
     parser.add_argument("--workers", type=int, help="reader worker processes (default: the reader's own)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each measurement (median wall, max RSS)")
+    parser.add_argument("--analysis-only", action="store_true", help="only (d) and (e): the whole analysis")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -235,28 +260,36 @@ def main() -> int:
     full_mb, part_mb = trace.stat().st_size / MB, part.stat().st_size / MB
     print(f"trace: {trace} ({full_mb:.0f} MB, synthetic: {generator}); slice: {part} ({part_mb:.1f} MB)\n")
 
-    base = best("baseline", part, None, args.repeat)
-    ours = best("reader", part, args.workers, args.repeat)
-    full = best("reader", trace, args.workers, args.repeat)
     whole = best("analysis", trace, None, args.repeat)
-    rows = [("(a) naive: Trace.FromString + per-packet loop", part_mb, base),
-            ("(b) advisor reader", part_mb, ours),
-            ("(c) advisor reader, whole trace", full_mb, full),
-            ("(d) whole analysis (advisor report -o x.json)", full_mb, whole)]
+    as_json = best("cli-json", trace, None, args.repeat)
+    as_md = best("cli-md", trace, None, args.repeat)
+    rows = [("(d) whole analysis (analyze + the JSON)", full_mb, whole),
+            ("(e) advisor report trace.pb -o x.json", full_mb, {**as_json, "slices": whole["slices"]}),
+            ("(e) advisor report trace.pb -o x.md", full_mb, {**as_md, "slices": whole["slices"]})]
+    if not args.analysis_only:
+        base = best("baseline", part, None, args.repeat)
+        ours = best("reader", part, args.workers, args.repeat)
+        full = best("reader", trace, args.workers, args.repeat)
+        rows[:0] = [("(a) naive: Trace.FromString + per-packet loop", part_mb, base),
+                    ("(b) advisor reader", part_mb, ours), ("(c) advisor reader, whole trace", full_mb, full)]
     print("| run | file MB | slices | workers | wall s | MB/s | peak RSS MiB (main) | largest worker MiB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, mb, r in rows:
         worker = f"{r['worker_rss'] / MIB:.0f}" if r["workers"] != 1 and r["worker_rss"] else "–"
         print(f"| {name} | {mb:.1f} | {r['slices']:,} | {r['workers']} | {r['wall']:.2f} | {mb / r['wall']:.1f} | "
               f"{r['rss'] / MIB:.0f} | {worker} |")
+    print(f"\n(d): {full_mb / whole['wall']:.1f} MB/s for the whole analysis, peak RSS {whole['rss'] / MIB:.0f} MiB "
+          "in the main process (target < 500 MiB)")
+    print(f"(e): advisor report -o x.json {as_json['wall']:.1f} s, {as_json['rss'] / MIB:.0f} MiB; -o x.md "
+          f"{as_md['wall']:.1f} s, {as_md['rss'] / MIB:.0f} MiB (its largest process; target < 500 MiB)")
+    if args.analysis_only:
+        return 0
     ratio = (part_mb / ours["wall"]) / (part_mb / base["wall"])
     print(f"\n(b) vs (a): {ratio:.2f}× the throughput (target ≥ 1.5×); (a) peaks at "
           f"{base['rss'] / MIB / part_mb:.1f} MiB per MB of trace, which is why it reads only the slice")
     total = full["rss"] + (full["worker_rss"] * full["workers"] if full["workers"] > 1 else 0)
     print(f"(c): {full_mb / full['wall']:.1f} MB/s, peak RSS {full['rss'] / MIB:.0f} MiB in the main process"
           f"; with its {full['workers']} workers at most {total / MIB:.0f} MiB together")
-    print(f"(d): {full_mb / whole['wall']:.1f} MB/s for the whole analysis, peak RSS {whole['rss'] / MIB:.0f} MiB "
-          "in the main process (target < 500 MiB)")
     return 0
 
 

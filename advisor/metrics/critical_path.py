@@ -27,6 +27,9 @@ class PathTable(Protocol):
         ...
 
 
+FEW_TRACKS = 64  # up to this many tracks, same-track edges are found a track at a time (no sort)
+
+
 @dataclass(frozen=True)
 class CriticalPath:
     rows: Any  # the path's rows, earliest first
@@ -42,6 +45,17 @@ def flow_rows(s: PathTable, flows: Any) -> tuple[Any, Any]:
     if s.ident is None or flows is None or len(flows) != 2 or len(flows[0]) == 0:
         return empty, empty
     ids = s.ident
+    if len(ids) and int(ids.min()) >= 0 and int(ids.max()) < 2 * len(ids) + 1024 and len(ids) < 2**31:
+        # ids numbered from 0 with few holes (a reader's slice ids): a table by id, no sort of the rows
+        row_of = np.full(int(ids.max()) + 1, -1, dtype=np.int32)
+        row_of[ids[::-1]] = np.arange(len(ids) - 1, -1, -1, dtype=np.int32)  # the last write wins: the first row
+
+        def rows_of(values: Any) -> Any:
+            values = np.asarray(values, dtype=np.int64)
+            known = (values >= 0) & (values < len(row_of))
+            return np.where(known, row_of[np.where(known, values, 0)], -1).astype(np.int32)
+
+        return rows_of(flows[0]), rows_of(flows[1])
     by_id = np.argsort(ids, kind="stable").astype(np.int32)  # rows (int32 like the table's codes)
 
     def rows_of(values: Any) -> Any:
@@ -54,6 +68,24 @@ def flow_rows(s: PathTable, flows: Any) -> tuple[Any, Any]:
     return rows_of(flows[0]), rows_of(flows[1])
 
 
+def _track_predecessors(s: PathTable, rows: Any, best: Any) -> None:
+    """best[row] = the previous row (of `rows`, ascending) on its track. A few tracks: one track's rows at a
+    time; many: one stable sort by track (a column of sort indices as long as the rows)."""
+    import numpy as np
+
+    track = s.track[rows]
+    present = np.flatnonzero(np.bincount(track - track.min())) + track.min() if len(track) else []
+    if len(present) <= FEW_TRACKS:
+        for t in present:
+            on = rows[track == t]
+            best[on[1:]] = on[:-1]
+        return
+    by_track = rows[np.argsort(track, kind="stable")]
+    del track
+    same = s.track[by_track[1:]] == s.track[by_track[:-1]]
+    best[by_track[1:][same]] = by_track[:-1][same]
+
+
 def critical_path(s: PathTable, nodes: Any, flows: Any) -> CriticalPath | None:
     """`nodes`: mask of the rows that may be on the path; `flows`: (from ids, to ids) or None."""
     import numpy as np
@@ -61,23 +93,28 @@ def critical_path(s: PathTable, nodes: Any, flows: Any) -> CriticalPath | None:
     rows = np.flatnonzero(nodes).astype(np.int32)  # edges as int32 rows: half the memory of int64
     if len(rows) == 0:
         return None
-    # same-track order: each row's predecessor is the previous row on its track (rows are in start order)
-    by_track = rows[np.argsort(s.track[rows], kind="stable")]
-    same = s.track[by_track[1:]] == s.track[by_track[:-1]]
-    pred, succ = by_track[:-1][same], by_track[1:][same]
-    flow_pred, flow_succ = flow_rows(s, flows)
-    pred, succ = np.concatenate([pred, flow_pred]), np.concatenate([succ, flow_succ])
-    # a predecessor is an earlier row (start order, then row number): the walk always ends
-    ok = (pred >= 0) & (succ >= 0) & (pred < succ)
+    # each row's predecessor is the one of its edges whose predecessor ends latest; of equal ends the last
+    # edge, in the order: same-track edges, then flows in their order. A row has at most one same-track edge
+    # (the previous row on its track: rows are in start order), which is earlier and a node: written first.
+    best = np.full(len(s), -1, dtype=np.int32)
+    _track_predecessors(s, rows, best)
+    pred, succ = flow_rows(s, flows)
+    ok = (pred >= 0) & (succ >= 0) & (pred < succ)  # a predecessor is an earlier row: the walk always ends
     ok[ok] = nodes[pred[ok]] & nodes[succ[ok]]
     pred, succ = pred[ok], succ[ok]
-    best = np.full(len(s), -1, dtype=np.int32)
+    del ok
     if len(pred):
-        order = np.lexsort((s.end(pred), succ))  # per successor, the latest-ending predecessor last
-        pred, succ = pred[order], succ[order]
+        ends = s.end(pred)
+        order = np.lexsort((ends, succ))  # per successor, the latest-ending flow predecessor last
+        pred, succ, ends = pred[order], succ[order], ends[order]
         del order
         last = np.append(succ[1:] != succ[:-1], True)
-        best[succ[last]] = pred[last]
+        pred, succ, ends = pred[last], succ[last], ends[last]
+        held = best[succ]
+        # the flow wins over the same-track edge unless that one ends later (equal: the later edge, the flow)
+        win = held < 0
+        win[~win] = ends[~win] >= s.end(held[~win])
+        best[succ[win]] = pred[win]
     del pred, succ
     links = memoryview(best)  # item access gives Python ints, without a list of every row
     v = int(rows[np.argmax(s.end(rows))])

@@ -60,8 +60,9 @@ def segments(s: EndOrdered, rows: Any, group: Any) -> tuple[Any, Any, Any]:
     if len(rows) == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=np.int64)
     group = np.asarray(group)
+    g: Any = None
     if group.min() == group.max():  # one group (a single unit, a device): already in order, no offsets
-        r, g = rows, np.full(len(rows), group[0], dtype=np.int64)
+        r = rows
         run = np.maximum.accumulate(s.end_rank[r])
     else:
         order = np.argsort(group, kind="stable")
@@ -78,10 +79,13 @@ def segments(s: EndOrdered, rows: Any, group: Any) -> tuple[Any, Any, Any]:
     del r
     new = np.empty(len(st), dtype=bool)
     new[0] = True
-    new[1:] = (g[1:] != g[:-1]) | (st[1:] > run_end[:-1])
+    np.greater(st[1:], run_end[:-1], out=new[1:])
+    if g is not None:
+        new[1:] |= g[1:] != g[:-1]
     first = np.flatnonzero(new)
     last = np.append(first[1:] - 1, len(st) - 1)
-    return st[first], run_end[last], g[first]
+    # one group: its column made for the segments only (a column per row would be as long as the trace)
+    return st[first], run_end[last], np.full(len(first), group[0], dtype=np.int64) if g is None else g[first]
 
 
 def union(s: EndOrdered, rows: Any, group: Any, groups: int) -> Any:

@@ -4,6 +4,7 @@ walking back along the last arrival; the path's event time and waits add up to i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -71,3 +72,50 @@ def test_flow_ids_beyond_32_bits_match_exactly(offset):
     assert pred.tolist() == [0, 1, -1] and succ.tolist() == [1, 2, -1]  # id 1 agrees only in the low 32 bits
     empty = flow_rows(events([(0, 1, 0)]), (np.array([1]), np.array([2])))  # a table without ids
     assert [e.tolist() for e in empty] == [[], []]
+
+
+def _reference(t: Events, nodes: Any, flows: Any) -> tuple[list[int], list[float], float]:
+    """The path by its definition, one edge at a time: each row's predecessor is the edge's end that ends
+    latest, of equal ends the later edge (same-track edges by track, then flows in their order)."""
+    rows = [int(r) for r in np.flatnonzero(nodes)]
+    ends = t.end()
+    edges = []
+    for track in sorted({int(t.track[r]) for r in rows}):
+        on = [r for r in rows if t.track[r] == track]
+        edges += list(pairwise(on))
+    row_of: dict[int, int] = {}
+    for r in range(len(t)):
+        row_of.setdefault(int(t.ident[r]), r)  # an id's first row
+    for a, b in zip(*flows, strict=True) if flows is not None else ():
+        edges.append((row_of.get(int(a), -1), row_of.get(int(b), -1)))
+    best: dict[int, int] = {}
+    for a, b in edges:
+        if 0 <= a < b and nodes[a] and nodes[b] and (b not in best or ends[a] >= ends[best[b]]):
+            best[b] = a
+    v = max(rows, key=lambda r: (ends[r], -r))  # the first row that ends last
+    chain = [v]
+    while chain[-1] in best:
+        chain.append(best[chain[-1]])
+    chain.reverse()
+    start, end = t.start[chain], ends[chain]
+    after = np.minimum.accumulate(np.append(start[1:], end[-1])[::-1])[::-1]
+    return chain, np.clip(np.minimum(end, after) - start, 0, None).tolist(), float(np.clip(after - end, 0, None).sum())
+
+
+@pytest.mark.parametrize("tracks", [3, 80])  # a track at a time, or one sort by track (more than FEW_TRACKS)
+def test_the_path_is_its_definition_on_random_tables_with_ties(tracks):
+    rng = np.random.default_rng(tracks)
+    for _ in range(300):
+        n = int(rng.integers(1, 60))
+        t = Events(np.sort(rng.integers(0, 40, n)).astype(float), rng.integers(0, 15, n).astype(float),
+                   rng.integers(0, tracks, n).astype(np.int16),
+                   (rng.permutation(2 * n)[:n] if rng.random() < 0.5 else rng.integers(-3, 10**6, n)).astype(np.int64))
+        nodes = rng.random(n) < 0.8
+        pool = np.concatenate([t.ident, [-7, 2**40]])
+        flows = tuple(pool[rng.integers(0, len(pool), 2 * n)] for _ in range(2)) if rng.random() < 0.9 else None
+        path = critical_path(t, nodes, flows)
+        if not nodes.any():
+            assert path is None
+            continue
+        rows, time, wait = _reference(t, nodes, flows)
+        assert path is not None and path.rows.tolist() == rows and path.time.tolist() == time and path.wait == wait

@@ -15,6 +15,7 @@ from itertools import repeat
 from typing import Any
 
 from advisor.inputs.perfetto.arguments import Arguments
+from advisor.inputs.perfetto.names import NameTable
 from advisor.inputs.perfetto.rows import (
     BEGIN,
     COMPLETE,
@@ -97,9 +98,8 @@ class Resolved:
     flow_slices: array = field(default_factory=lambda: array("q"))
     flow_ids: array = field(default_factory=lambda: array("Q"))
     flow_ends: array = field(default_factory=lambda: array("B"))
-    # event names by raw code, as UTF-8 one after the other (the same text may recur: merged at the end)
-    name_blob: bytearray = field(default_factory=bytearray)
-    name_ends: array = field(default_factory=lambda: array("q"))
+    # event names by raw code, compressed (the same text may recur: merged at the end)
+    names: NameTable = field(default_factory=NameTable)
     track_keys: list[object] = field(default_factory=list)
     tracks: dict[object, Descriptor] = field(default_factory=dict)
     processes: dict[int, str] = field(default_factory=dict)
@@ -227,11 +227,8 @@ class Resolver:
         out.compressed += rec.compressed
         count = rec.count
         row_slice = array("q", [-1]) * count
-        local_base = len(out.name_ends)
-        if len(rec.name_ends):
-            shift = len(out.name_blob)
-            out.name_blob += rec.name_blob
-            out.name_ends.frombytes((np.frombuffer(rec.name_ends, dtype=np.int64) + shift).tobytes())
+        local_base = len(out.names)
+        out.names.extend(rec.names)
         empty = -1  # code of the empty name, made when a slice has none
         states = iter(rec.states)
         durations = iter(rec.durations)
@@ -288,8 +285,8 @@ class Resolver:
                 code = local_base + name
             else:
                 if empty < 0:
-                    empty = len(out.name_ends)
-                    out.name_ends.append(len(out.name_blob))
+                    empty = len(out.names)
+                    out.names.add_empty()
                 code = empty
             key = track if flags & HAS_TRACK else self._track(st, seq)
             index = track_index.get(key)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from array import array
-from itertools import accumulate
 from typing import Any
 
+from advisor.inputs.perfetto.names import NameTable
 from advisor.inputs.perfetto.packets import FramingProblem
 
 # row kinds (a STATE row precedes the event row of the same packet)
@@ -45,8 +45,7 @@ class Records:
         self.states: list[tuple[Any, ...]] = []  # one per STATE row
         self.deferred: list[tuple[int, tuple[bytes, ...]]] = []  # (row, serialized annotations)
         self.strings: list[str] = []  # event names (inline and interned), by index, while extracting
-        self.name_blob = b""  # then: the names as UTF-8, one after the other (compact to send and keep)
-        self.name_ends = array("q")  # end offset of each name in name_blob
+        self.names = NameTable()  # then: the names compressed (compact to send and keep)
         self.packets = self.skipped = self.compressed = 0
         self.problem: FramingProblem | None = None
         self.budget = MAX_INFLATED  # bytes compressed_packets containers may inflate to in this range
@@ -69,9 +68,7 @@ class Records:
         return code
 
     def close(self) -> None:
-        """The names table packed into name_blob/name_ends (a str costs ~80 bytes, its UTF-8 ~30)."""
-        encoded = [text.encode("utf-8", "surrogatepass") for text in self.strings]
-        self.name_blob = b"".join(encoded)
-        self.name_ends = array("q", accumulate(map(len, encoded)))
+        """The names table compressed into `names` (a str costs ~80 bytes, its UTF-8 ~30, compressed ~3)."""
+        self.names.add(self.strings)
         self.strings = []
         self._codes = {}

@@ -14,15 +14,16 @@ from advisor.core.events import EventTrace
 from advisor.core.trace import DMA_SIZE_EDGES, EngineBusy, Gap, TraceSummary, kind_breakdown
 from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.devices import device_figures
+from advisor.kinds.rbln.heap import release_heap
 from advisor.kinds.rbln.knowledge import OTHER, categories
 from advisor.kinds.rbln.layers import Masks, layer_figures
 from advisor.kinds.rbln.naming import name_rules, parse
 from advisor.kinds.rbln.sequences import sequence_figures
-from advisor.kinds.rbln.slices import Part, Slices, build, per_unit, per_unit_groups
+from advisor.kinds.rbln.slices import Part, Slices, borrow, build, give_back, lent_parts
+from advisor.kinds.rbln.unions import grouped_union, one_group_segments, per_unit, per_unit_groups, rows_of
 from advisor.metrics.critical_path import critical_path
-from advisor.metrics.grouped import covered, union
-from advisor.metrics.grouped import segments as grouped_segments
-from advisor.metrics.intervals import gaps, segments, timeline, usable
+from advisor.metrics.grouped import covered
+from advisor.metrics.intervals import segments, timeline, usable
 
 NS = 1e-9
 TIMELINE_BINS = 60
@@ -46,6 +47,43 @@ class _ByCategory(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._index)
+
+
+class _Shifted(Mapping[str, Any]):
+    """Each shown category's (starts from dev_start, durations) by title, made when asked for: one
+    category's copy at a time, not every category's at once."""
+
+    def __init__(self, s: Slices, cat: _ByCategory, shown: list[Any], dev_start: float) -> None:
+        self._s, self._cat, self._dev_start = s, cat, dev_start
+        self._keys = {c.title: c.key for c in shown}
+
+    def __getitem__(self, title: str) -> tuple[Any, Any]:
+        release_heap()  # the last category's working set, gone
+        mask = self._cat[self._keys[title]]
+        return self._s.start[mask] - self._dev_start, self._s.duration[mask]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+def _gaps(starts: Any, ends: Any, span: float, longest: int = 5) -> list[tuple[float, float]]:
+    """metrics.intervals.gaps of the merged segments (starts, ends), the same figures, without a tuple per
+    segment (a trace's device union can have millions): idle time before the first segment, the `longest`
+    gaps between segments (longest first; of equal ones the later first), and after the last one."""
+    import numpy as np
+
+    if not len(starts):
+        return []
+    found = [(0.0, float(starts[0]))] if starts[0] > 0 else []
+    lengths, at = starts[1:] - ends[:-1], ends[:-1]
+    top = np.lexsort((at, lengths))[::-1][:longest]
+    found += [(float(at[i]), float(lengths[i])) for i in top.tolist() if lengths[i] > 0]
+    if span > ends[-1]:
+        found.append((float(ends[-1]), span - float(ends[-1])))
+    return found
 
 
 def _part(key: str, table: Any) -> tuple[Part, int]:
@@ -97,7 +135,10 @@ def _host_split(s: Slices, host: Any, dev: Any, seq_starts: Any, seq_ends: Any) 
     h_start, h_end, _ = _merged(s, host)
     d_start, d_end, _ = _merged(s, dev)
     q_start, q_end = segments(seq_starts, seq_ends - seq_starts)
-    edges = np.unique(np.concatenate([h_start, h_end, d_start, d_end, q_start, q_end]))
+    # only host time can be exposed: the other edges inside host segments bound the same elementary
+    # intervals there as all of them do (a host segment's end is an edge), far fewer of them
+    edges = np.unique(np.concatenate([h_start, h_end, *(x[covered(x, h_start, h_end)]
+                                                         for x in (d_start, d_end, q_start, q_end))]))
     left, width = edges[:-1], np.diff(edges)
     exposed = covered(left, h_start, h_end) & ~covered(left, d_start, d_end)
     inside = covered(left, q_start, q_end)
@@ -112,8 +153,8 @@ def _merged(s: Slices, mask: Any) -> tuple[Any, Any, Any]:
     """The merged segments of the masked rows, all in one group."""
     import numpy as np
 
-    rows = np.flatnonzero(mask)
-    return grouped_segments(s, rows, np.zeros(len(rows), dtype=np.int64))
+    starts, ends = one_group_segments(s, rows_of(mask))
+    return starts, ends, np.zeros(len(starts), dtype=np.int64)
 
 
 def _quality(trace: EventTrace, s: Slices, cat: Mapping[str, Any], parsed: Any) -> dict[str, float | None]:
@@ -151,15 +192,31 @@ def _efficiency(s: Slices, ne: Any) -> tuple[float | None, float | None]:
 
 
 def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
-    """The trace summary for the report, and the event-derived metrics (machine units) for the rules."""
+    """The trace summary for the report, and the event-derived metrics (machine units) for the rules. A trace
+    the reader made lends its columns (sorted in place, put back before this returns): not held twice."""
+    lent = lent_parts(trace)
+    if lent is None:  # tables made otherwise (tests, other readers): their usable rows copied
+        read = [_part(key, table) for key, table in trace.tables.items()]
+        skipped = {p.category: n for p, n in read}
+        parts = [p for p, _ in read]
+        del read
+        return _summarize(trace, build(parts), skipped, total_time)  # build consumes the parts
+    parts, columns = lent
+    keys = [p.category for p in parts]
+    s, unusable, order = borrow(parts, columns)  # the trace's own columns, sorted in place
+    release_heap()
+    try:
+        return _summarize(trace, s, dict(zip(keys, unusable, strict=True)), total_time)
+    finally:
+        del s
+        give_back(columns, order)  # the trace as it was
+
+
+def _summarize(trace: EventTrace, s: Slices, skipped: dict[str, int],
+               total_time: float | None) -> tuple[TraceSummary, dict[str, float | None]]:
     import numpy as np
 
     cats = categories()
-    read = [_part(key, table) for key, table in trace.tables.items()]
-    skipped = {p.category: n for p, n in read}
-    parts = [p for p, _ in read]
-    del read
-    s = build(parts)  # consumes the parts
     cat = _ByCategory(s)
     dev, ne = s.mask(device=True), s.mask(compute=True)
     dma, io, comm = s.mask(dma=True), s.mask(io=True), s.mask(comm=True)
@@ -185,17 +242,21 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     m["mean_unit_idle_time"] = (span_ns - unit_busy) * NS if unit_busy is not None else None
     m["largest_gap"] = float(holes.max()) * NS if len(holes) else (0.0 if has_dev else None)
     m["gap_count"] = float((holes >= name_rules().min_gap).sum()) if has_dev else None
+    idle = tuple(Gap((a + dev_start) * NS, length * NS)
+                 for a, length in _gaps(d_start - dev_start, d_end - dev_start, span_ns))
+    del d_start, d_end, holes  # a segment each time the device idles: millions in a long trace
 
     # per category: busy (mean per unit; Host: the file's union), commands, bytes, bandwidth
     per_cat = per_unit_groups(s, ~host, s.category, len(cats)) if units else np.zeros((len(cats), 0))
     # bandwidth and concurrency divide by the busy time of each track group (device, or device and chiplet)
     # once: the unit view would count a device-level track once per chiplet
     scopes = len(s.devices) * len(s.chiplets)
-    scope = s.category.astype(np.int64) * scopes
-    scope += np.multiply(s.device, len(s.chiplets), dtype=np.int64)
+    wide = np.int32 if len(cats) * scopes < 2**31 else np.int64
+    scope = s.category.astype(wide) * scopes
+    scope += np.multiply(s.device, len(s.chiplets), dtype=wide)
     scope += s.chiplet
-    scope_sum = union(s, np.arange(len(s), dtype=np.int32), scope,
-                      len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
+    scope_sum = grouped_union(s, np.arange(len(s), dtype=np.int32), scope,
+                              len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
     del scope
     h_start, h_end, _ = _merged(s, host)
     host_union = float((h_end - h_start).sum())
@@ -207,8 +268,9 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         n = int(rows.sum())
         busy_ns = host_union if c.key == "host" else float(per_cat[i].mean()) if units else 0.0
         unit_sum = host_union if c.key == "host" else float(scope_sum[i])
-        known = np.isfinite(s.bytes[rows])
-        moved = float(s.bytes[rows][known].sum()) if known.any() else None
+        carried = s.bytes[rows]
+        known = np.isfinite(carried)
+        moved = float(carried[known].sum()) if known.any() else None
         bandwidth = moved / (unit_sum * NS) if moved is not None and unit_sum > 0 else None
         if c.key != OTHER:
             m[f"{c.key}_busy"] = busy_ns * NS if n else None
@@ -255,20 +317,28 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     m["comm_exposed_time"] = _s(exposed - ne_busy) if exposed is not None and ne_busy is not None else None
     m["ne_cycles"], m["ne_efficiency_median"] = _efficiency(s, ne)
 
-    # names: sequences, layers, host split
+    # names: sequences, layers, host split (the heap trimmed after each stage that held columns of temporaries)
+    release_heap()
     names = parse(s.names)
+    release_heap()
     rules = name_rules()
     seqs = sequence_figures(s, names, dev, ne, io, dev_end, rules.max_sequences)
     m.update(seqs.metrics)
     m.update(_host_split(s, host, dev, seqs.starts, seqs.ends))
+    release_heap()
     masks = Masks(dev=dev, ne=ne, dma=dma, neural_dma=cat["neural_dma"], task_dma=cat["task_dma"])
     layer_metrics, layers = layer_figures(s, names, masks, ne_busy, rules)
     m.update(layer_metrics)
+    release_heap()
     device_metrics, devices = device_figures(s, dev, ne, dma, comm, cat["device_sync"])
     m.update(device_metrics)
+    quality = _quality(trace, s, cat, names.parsed[s.name])
+    del names, masks  # a column or more per name: gone before the critical path's working set
+    release_heap()
 
     # critical path through the device commands
     path = critical_path(s, dev, trace.extra.get("flows"))
+    release_heap()
     path_table = None
     if path is not None:
         length = float(path.time.sum()) + path.wait
@@ -285,25 +355,24 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
             "dependencies are not drawn as flows. Each command counts up to where the next one on the path starts.")
     else:
         m.update(dict.fromkeys(("critical_path_time", "critical_path_wait", "critical_path_nodes")))
-    m.update(_quality(trace, s, cat, names.parsed[s.name]))
+    m.update(quality)
 
     # the summary the report draws
     categories_table = kind_breakdown(KIND, "categories", CATEGORY_COLUMNS).make(
         table_rows, "Busy is the union of a category's commands, mean per device or chiplet (Host: the file's union); "
         "shares are of the device span (Host: of the whole trace).")
-    rows_by_title = {c.title: cat[c.key] for c in cats if (c.device or c.key == "host") and cat[c.key].any()}
-    shifted = {title: (s.start[mask] - dev_start, s.duration[mask]) for title, mask in rows_by_title.items()}
-    edges, shares = timeline(shifted, span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
-    merged = [(a - dev_start, b - dev_start) for a, b in zip(d_start.tolist(), d_end.tolist(), strict=True)]
+    shown = [c for c in cats if (c.device or c.key == "host") and cat[c.key].any()]
+    edges, shares = timeline(_Shifted(s, cat, shown, dev_start), span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
     transfer = s.mask(keys=tuple(c.key for c in cats if c.transfer))
-    sizes = s.bytes[transfer][np.isfinite(s.bytes[transfer])]
+    sizes = s.bytes[transfer]
+    sizes = sizes[np.isfinite(sizes)]
     counts_hist, _ = np.histogram(sizes, bins=np.array(DMA_SIZE_EDGES, dtype=float))
     summary = TraceSummary(
         events={"compute": int(ne.sum()), "dma": int(dma.sum())}, span=span_ns * NS, engines=tuple(engines),
         busy_union=m["device_busy"], dma_size_edges=DMA_SIZE_EDGES,
         dma_size_counts=tuple(int(c) for c in counts_hist), timeline_edges=tuple((e + dev_start) * NS for e in edges),
         timeline=shares, warnings=tuple(trace.warnings),
-        gaps=tuple(Gap((a + dev_start) * NS, length * NS) for a, length in gaps(merged, span_ns)),
+        gaps=idle,
         dma_busy=m["dma_busy"], compute_busy=_s(ne_busy), dma_exposed=m["dma_only_time"],
         skipped={"compute": sum(skipped.get(c.key, 0) for c in cats if c.compute),
                  "dma": sum(skipped.get(c.key, 0) for c in cats if c.dma)},

@@ -10,7 +10,8 @@ from typing import Any
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.naming import NameRules, ParsedNames
-from advisor.kinds.rbln.slices import Slices, per_unit, per_unit_groups, unit_view
+from advisor.kinds.rbln.slices import Slices
+from advisor.kinds.rbln.unions import per_unit, per_unit_groups, unit_view
 
 NS = 1e-9
 # the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
@@ -54,8 +55,17 @@ def _repeated(s: Slices, pn: ParsedNames, layer: Any, ne: Any) -> Any:
     lay = layer[rows]
     run = np.ones(len(rows), dtype=bool)
     run[1:] = (lay[1:] != lay[:-1]) | (seq[1:] != seq[:-1]) | (unit[1:] != unit[:-1])
-    places, counts = np.unique(np.column_stack([unit[run], seq[run], lay[run]]), axis=0, return_counts=True)
     flagged = np.zeros(len(pn.layers), dtype=bool)
+    layers, seqs = len(pn.layers), int(seq.max()) + 1  # seq is never negative here
+    if (int(unit.max()) + 1) * seqs * layers < 2**62:  # each (unit, seq, layer) as one int64, in the same order
+        place = unit[run].astype(np.int64) * seqs
+        place += seq[run]
+        place *= layers
+        place += lay[run]
+        places, counts = np.unique(place, return_counts=True)
+        flagged[places[counts >= 2] % layers] = True
+        return flagged
+    places, counts = np.unique(np.column_stack([unit[run], seq[run], lay[run]]), axis=0, return_counts=True)
     flagged[places[counts >= 2, 2]] = True
     return flagged
 
@@ -77,9 +87,13 @@ def layer_figures(s: Slices, pn: ParsedNames, m: Masks, ne_busy: float | None,
     all_t = per_unit_groups(s, m.dev, layer, n_layers).sum(axis=1) / units
     dev_layer = layer[m.dev]
     commands = np.bincount(dev_layer, minlength=n_layers)
-    known = np.isfinite(s.bytes[m.dev])
-    moved = np.bincount(dev_layer[known], weights=s.bytes[m.dev][known], minlength=n_layers)
-    carries = np.bincount(dev_layer[known], minlength=n_layers) > 0
+    moved_bytes = s.bytes[m.dev]
+    known = np.isfinite(moved_bytes)
+    moved_bytes = moved_bytes[known]  # one copy of the device rows' bytes at a time
+    dev_layer = dev_layer[known]
+    moved = np.bincount(dev_layer, weights=moved_bytes, minlength=n_layers)
+    carries = np.bincount(dev_layer, minlength=n_layers) > 0
+    del moved_bytes, dev_layer, known
     present = np.flatnonzero(commands > 0)
     ratio = np.divide(dma_t, ne_t, out=np.full(n_layers, np.nan), where=ne_t > 0)
     bound = (ne_t > 0) & (ratio >= rules.dma_bound_ratio)

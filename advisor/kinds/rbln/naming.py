@@ -12,6 +12,7 @@ from typing import Any
 
 from advisor.kinds.rbln.knowledge import NameRules, name_rules
 
+PARSED_AT_ONCE = 1 << 14  # names whose strings exist at a time while parsing (each makes several)
 FUSED = re.compile(r"^fused\((?P<members>.*)\)$")
 TRAILING_INDEX = re.compile(r"_\d+$")
 
@@ -34,9 +35,9 @@ class ParsedNames:
     """Per distinct name (index = the slices' name code), and per distinct layer."""
 
     parsed: Any  # bool: the name follows the convention
-    inst: Any  # instance (i<n>_), -1 without; int32 when every value fits, else int64
-    seq: Any  # sequence index, -1 for an unparsed name; int32 when every value fits, else int64
-    layer: Any  # int32 index into layers
+    inst: Any  # instance (i<n>_), -1 without; the narrowest signed integers that hold every value
+    seq: Any  # sequence index, -1 for an unparsed name; likewise
+    layer: Any  # index into layers; likewise
     layers: tuple[str, ...]  # layer keys: the layer text (fused groups whole), or an unparsed name itself
     weight: Any  # bool per layer: a weight family (its Neural DMA traffic streams weights)
     unattributable: Any  # bool per layer: unparsed, or an inline operation without a module path
@@ -77,6 +78,20 @@ def _ints(values: Sequence[str]) -> Any:
                        count=len(values))
 
 
+def _narrowest(values: Any) -> Any:
+    """Integers in the smallest signed type that holds them (one to four bytes a name; users widen before
+    arithmetic that could overflow)."""
+    import numpy as np
+
+    if not len(values):
+        return values
+    low, high = int(values.min()), int(values.max())
+    for kind in (np.int8, np.int16, np.int32):
+        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+            return values.astype(kind, copy=False)
+    return values
+
+
 def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     """Chunk by chunk (a trace can have millions of distinct names): only one chunk's strings exist at a
     time; what outlives it is numpy and one entry per distinct (workload, layer, unparsed name)."""
@@ -86,20 +101,24 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
 
     rules = rules or name_rules()
     n = len(names)
-    inst, seq = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    # int32 unless a value does not fit (then int64 from there on): a column of millions of names
+    inst, seq = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
     key = np.empty(n, dtype=np.int32)  # index into keys
     keys: dict[tuple[str, str, str], int] = {}
     with_workload = at = 0
-    for chunk in chunks(names):
+    for chunk in chunks(names, PARSED_AT_ONCE):
         cols = _columns(chunk, rules.pattern)
         b = at + len(chunk)
-        inst[at:b], seq[at:b] = _ints(cols["inst"]), _ints(cols["seq"])
+        values = _ints(cols["inst"]), _ints(cols["seq"])
+        if inst.dtype != np.int64 and any(len(v) and int32_if_fits(v).dtype != np.int32 for v in values):
+            inst, seq = inst.astype(np.int64), seq.astype(np.int64)
+        inst[at:b], seq[at:b] = values
         with_workload += sum(1 for w in cols["wl"] if w)
         key[at:b] = np.fromiter((keys.setdefault(k, len(keys)) for k in zip(cols["wl"], cols["layer"], cols["raw"],
                                                                              strict=True)),
                                 dtype=np.int32, count=len(chunk))
         at = b
-    inst, seq = int32_if_fits(inst), int32_if_fits(seq)
+    inst, seq = _narrowest(inst), _narrowest(seq)
     parsed = seq >= 0
     workload_read = bool(parsed.any()) and with_workload / int(parsed.sum()) >= rules.workload_majority
     layer_codes: dict[str, int] = {}
@@ -110,7 +129,7 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     # keys are in order of first appearance, so the layers are too
     remap = np.fromiter((layer_codes.setdefault(x, len(layer_codes)) for x in texts), dtype=np.int32,
                         count=len(texts))
-    layer = remap[key] if len(remap) else key
+    layer = remap.astype(_narrowest(remap).dtype)[key] if len(remap) else key
     del key
     layers = tuple(layer_codes)
     raw = np.zeros(len(layers), dtype=bool)

@@ -11,7 +11,8 @@ from typing import Any
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.naming import ParsedNames
-from advisor.kinds.rbln.slices import Slices, per_unit_groups, unit_view
+from advisor.kinds.rbln.slices import Slices
+from advisor.kinds.rbln.unions import per_unit_groups, rows_of, unit_view
 from advisor.metrics.grouped import segments
 
 NS = 1e-9
@@ -53,11 +54,22 @@ def _pairs(inst: Any, seq: Any) -> tuple[Any, Any, Any]:
         uniq, first_row, inverse = np.unique(np.column_stack([inst, seq]), axis=0, return_index=True,
                                              return_inverse=True)
         return uniq, first_row, inverse.ravel()
+    span = (int(inst.max()) - lo + 1) * width
     key = (inst.astype(np.int64) - lo) * width
     key += seq
     del inst, seq
-    found, first_row, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return np.column_stack([found // width + lo, found % width]), first_row, inverse.ravel()
+    if span > 2 * len(key) + (1 << 16):
+        found, first_row, inverse = np.unique(key, return_index=True, return_inverse=True)
+        return np.column_stack([found // width + lo, found % width]), first_row, inverse.ravel()
+    # few distinct keys in a small range (sequence numbers): np.unique's result from a table of the range,
+    # without sorting millions of rows
+    small = np.int32 if len(key) < 2**31 else np.int64
+    first = np.full(span, len(key), dtype=small)
+    first[key[::-1]] = np.arange(len(key) - 1, -1, -1, dtype=small)  # the last write wins: each key's first row
+    found = np.flatnonzero(first < len(key))  # the keys present, ascending
+    rank = np.zeros(span, dtype=small)
+    rank[found] = np.arange(len(found), dtype=small)
+    return np.column_stack([found // width + lo, found % width]), first[found], rank[key]
 
 
 def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, device_end: float,
@@ -65,19 +77,23 @@ def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, dev
     import numpy as np
 
     out: dict[str, float | None] = dict.fromkeys(METRICS)
-    rows = np.flatnonzero(dev & pn.parsed[s.name])
+    rows = rows_of(dev & pn.parsed[s.name])
     if len(rows) == 0:
         return Sequences(out, None, np.empty(0), np.empty(0))
-    uniq, first_row, inverse = _pairs(pn.inst[s.name[rows]], pn.seq[s.name[rows]])
+    names = s.name[rows]
+    uniq, first_row, inverse = _pairs(pn.inst[names], pn.seq[names])
+    del names
     by_time = np.argsort(s.start[rows[first_row]], kind="stable")  # chronological sequence numbers
-    rank = np.empty(len(uniq), dtype=np.int64)
-    rank[by_time] = np.arange(len(uniq))
+    rank = np.empty(len(uniq), dtype=np.int32)
+    rank[by_time] = np.arange(len(uniq), dtype=np.int32)
     seq_of = np.full(len(s), -1, dtype=np.int32)
     seq_of[rows] = rank[inverse]
+    del inverse, rank
     n = len(uniq)
     uniq = uniq[by_time]
     starts = s.start[rows[first_row]][by_time]
     ends = _first(s.end(rows), seq_of[rows], n, np.maximum)
+    del rows, first_row  # a row index per device command: gone before the per-sequence unions
     spans = ends - starts
     in_seq = seq_of >= 0
     units = len(s.units)

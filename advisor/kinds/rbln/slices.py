@@ -1,19 +1,20 @@
-"""The usable slices of an RBLN trace as one flat table (numpy columns sorted by start, times in ns),
-the units busy times are measured per (a device, or a device's chiplet on Rebel100), and unions per
-unit and per (group, unit) through the shared grouped unions (metrics/grouped.py). Pure numpy: the
-event analysis (events.py) drops unusable slices before building it. The categories and their flags
-are tracks.yaml's, loaded by knowledge.py."""
+"""The usable slices of an RBLN trace as one flat table (numpy columns sorted by start, times in ns), and
+the units busy times are measured per (a device, or a device's chiplet on Rebel100; the unions: unions.py).
+Pure numpy. Built from a copy of the usable rows of any event tables (`build`), or, from the tables the
+reader made (`lent_parts`), out of the trace's own columns sorted in place and given back after
+(`borrow`, `give_back`): a 500 MB trace's columns are not held twice. The categories and their flags are
+tracks.yaml's, loaded by knowledge.py."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.events import int32_if_fits
+from advisor.core.events import EventTrace, int32_if_fits
 from advisor.kinds.rbln.knowledge import OTHER, categories
-from advisor.metrics.grouped import end_order, union
+from advisor.metrics.grouped import end_order
 
 
 def natural(label: str) -> tuple:
@@ -58,6 +59,7 @@ class Slices:
     chiplets: tuple[str, ...]
     units: tuple[tuple[int, int], ...]  # (device, chiplet): a device, or one of its chiplets
     ident: Any  # slice ids (flows refer to them; int32 when they fit), or None
+    # float64 per row, NaN where a slice names none: `bytes[rows]` (an array, or a Gathered from the trace)
     bytes: Any
     cycles: Any
     end_rank: Any  # int32: each row's rank by end (ends[end_rank] == start + duration)
@@ -111,42 +113,76 @@ def _narrow(codes: Any, count: int) -> Any:
     return codes.astype(np.int8 if count < 2**7 else np.int16 if count < 2**15 else np.int32, copy=False)
 
 
+def _coded(parts: list[Part]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Each part's category, track, device and chiplet as global codes (each distinct string coded once),
+    and its names as global codes when the parts do not share one table; the label tables beside them."""
+    import numpy as np
+
+    index = {c.key: i for i, c in enumerate(categories())}
+    names: dict[str, int] = {}
+    labels: dict[str, Any] = {"names": names, "devices": {}, "chiplets": {"": 0}, "tracks": {}}
+    tracks = labels["tracks"]
+    cols: dict[str, list[Any]] = {k: [] for k in ("category", "name", "track", "device", "chiplet")}
+    remaps: dict[tuple[int, str], Any] = {}
+
+    def remap(values: Sequence[str], table: dict, kind: str) -> Any:
+        key = (id(values), kind)  # tables of one reader share their string tables: code them once
+        if key not in remaps:
+            remaps[key] = (_codes(values, table), values)  # keep `values` alive so its id stays unique
+        return remaps[key][0]
+
+    # the reader codes every table's names with one interner: then its codes are global already
+    shared = bool(parts) and all(p.names is parts[0].names for p in parts)
+    labels["shared_names"] = parts[0].names if shared else None
+    for p in parts:
+        cat = index.get(p.category, index[OTHER])
+        cols["category"].append(np.full(len(p.track), cat, dtype=np.int32))
+        if not shared:
+            cols["name"].append(remap(p.names, names, "name")[p.name])
+        track_codes = np.fromiter((tracks.setdefault((cat, t), len(tracks)) for t in p.tracks), dtype=np.int32,
+                                  count=len(p.tracks))
+        cols["track"].append(track_codes[p.track])
+        cols["device"].append(remap(p.devices, labels["devices"], "device")[p.device])
+        cols["chiplet"].append(remap(p.chiplets, labels["chiplets"], "chiplet")[p.chiplet])
+    return cols, labels
+
+
+def _finish(merged: dict[str, Any], labels: dict[str, Any]) -> Slices:
+    """The table from its columns in start order: narrow codes, labels in natural order, ends, units."""
+    device_labels, device_remap = _ordered(labels["devices"], natural)
+    chiplet_labels, chiplet_remap = _ordered(labels["chiplets"], natural)  # "" sorts first: code 0 stays ""
+    # remapped through narrow tables: the columns come out narrow, without an int32 copy first
+    device = _narrow(_narrow(device_remap, len(device_labels))[merged.pop("device")] if len(device_remap)
+                     else merged.pop("device"), len(device_labels))
+    chiplet = _narrow(_narrow(chiplet_remap, len(chiplet_labels))[merged.pop("chiplet")], len(chiplet_labels))
+    category = _narrow(merged.pop("category"), len(categories()))
+    track = _narrow(merged.pop("track"), len(labels["tracks"]))
+    start, duration = merged["start"], merged["duration"]
+    end_rank, ends = end_order(start, duration)
+    units, x_row, x_unit = _units(category, device, chiplet, len(device_labels), len(chiplet_labels))
+    shared = labels["shared_names"]
+    return Slices(start=start, duration=duration, category=category, name=merged["name"],
+                  names=shared if shared is not None else tuple(labels["names"]), track=track,
+                  tracks=tuple(labels["tracks"]), device=device,
+                  devices=device_labels, chiplet=chiplet, chiplets=chiplet_labels, units=units,
+                  ident=merged["ident"], bytes=merged["bytes"], cycles=merged["cycles"], end_rank=end_rank,
+                  ends=ends, x_row=x_row, x_unit=x_unit)
+
 
 def build(parts: list[Part]) -> Slices:
     """One table from the categories' parts (the list is emptied: the parts' columns are freed as they are
     merged): global codes (each distinct string coded once), rows sorted by start, units and the unit view."""
     import numpy as np
 
-    index = {c.key: i for i, c in enumerate(categories())}
-    names: dict[str, int] = {}
-    devices: dict[str, int] = {}
-    chiplets: dict[str, int] = {"": 0}
-    tracks: dict[tuple[int, str], int] = {}
-    cols: dict[str, list[Any]] = {k: [] for k in ("start", "duration", "category", "name", "track", "device",
-                                                  "chiplet", "ident", "bytes", "cycles")}
-    remaps: dict[tuple[int, str], Any] = {}
-
-    def remap(values: Sequence[str], labels: dict, kind: str) -> Any:
-        key = (id(values), kind)  # tables of one reader share their string tables: code them once
-        if key not in remaps:
-            remaps[key] = (_codes(values, labels), values)  # keep `values` alive so its id stays unique
-        return remaps[key][0]
-
-    # the reader codes every table's names with one interner: then its codes are global already
-    shared = bool(parts) and all(p.names is parts[0].names for p in parts)
-    shared_names = parts[0].names if shared else ()
+    cols: dict[str, list[Any]] = {k: [] for k in ("start", "duration", "ident", "bytes", "cycles")}
+    codes, labels = _coded(parts)
+    cols.update(codes)
     for p in parts:
-        cat = index.get(p.category, index[OTHER])
         n = len(p.start)
         cols["start"].append(np.asarray(p.start, dtype=float))
         cols["duration"].append(np.asarray(p.duration, dtype=float))
-        cols["category"].append(np.full(n, cat, dtype=np.int32))
-        cols["name"].append(np.asarray(p.name, dtype=np.int32) if shared else remap(p.names, names, "name")[p.name])
-        track_codes = np.fromiter((tracks.setdefault((cat, t), len(tracks)) for t in p.tracks), dtype=np.int32,
-                                  count=len(p.tracks))
-        cols["track"].append(track_codes[p.track])
-        cols["device"].append(remap(p.devices, devices, "device")[p.device])
-        cols["chiplet"].append(remap(p.chiplets, chiplets, "chiplet")[p.chiplet])
+        if labels["shared_names"] is not None:
+            cols["name"].append(np.asarray(p.name, dtype=np.int32))
         cols["ident"].append(None if p.ident is None else np.asarray(p.ident, dtype=np.int64))
         for key, values in (("bytes", p.bytes), ("cycles", p.cycles)):
             cols[key].append(np.full(n, np.nan) if values is None else np.asarray(values, dtype=float))
@@ -165,24 +201,82 @@ def build(parts: list[Part]) -> Slices:
         return merged[order]
 
     merged = {k: take(k) for k in list(cols) if k != "ident"}
-    ident = int32_if_fits(take("ident")) if has_ids else None  # flows still compare them exactly
+    merged["ident"] = int32_if_fits(take("ident")) if has_ids else None  # flows still compare them exactly
     cols.clear()
-    device_labels, device_remap = _ordered(devices, natural)
-    chiplet_labels, chiplet_remap = _ordered(chiplets, natural)  # "" sorts first: code 0 stays ""
-    device = _narrow(device_remap[merged.pop("device")] if len(device_remap) else merged.pop("device"),
-                     len(device_labels))
-    chiplet = _narrow(chiplet_remap[merged.pop("chiplet")], len(chiplet_labels))
-    category = _narrow(merged.pop("category"), len(categories()))
-    track = _narrow(merged.pop("track"), len(tracks))
-    start, duration = merged["start"], merged["duration"]
-    end_rank, ends = end_order(start, duration)
-    units, x_row, x_unit = _units(category, device, chiplet, len(device_labels), len(chiplet_labels))
-    return Slices(start=start, duration=duration, category=category, name=merged["name"],
-                  names=shared_names if shared else tuple(names), track=track,
-                  tracks=tuple(tracks), device=device,
-                  devices=device_labels, chiplet=chiplet, chiplets=chiplet_labels, units=units, ident=ident,
-                  bytes=merged["bytes"], cycles=merged["cycles"], end_rank=end_rank, ends=ends,
-                  x_row=x_row, x_unit=x_unit)
+    return _finish(merged, labels)
+
+
+BORROWED = ("start", "duration", "name", "ident")  # a trace's columns the table borrows, sorted in place
+CARRIED = ("bytes", "cycles")  # kept for some tables only: the table reads them through its rows' positions
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """A per-row column (bytes, cycles) read through the rows' positions in the trace's table order, where it
+    is kept only for the tables that carry it: `column[rows]` is a new float64 array (NaN where none)."""
+
+    position: Any  # each row's position in table order
+    values: Any  # the column over positions [start, start + len(values))
+    start: int
+
+    def __getitem__(self, rows: Any) -> Any:
+        import numpy as np
+
+        at = self.position[rows] - self.start
+        out = np.full(len(at), np.nan)
+        inside = (at >= 0) & (at < len(self.values))
+        out[inside] = self.values[at[inside]]
+        return out
+
+
+
+def borrow(parts: list[Part], columns: dict[str, Any]) -> tuple[Slices, Any, Any]:
+    """The table as `build` makes it, from parts that cover every row (usable or not) of `columns`, in
+    order, as views of them (kinds/rbln/adapters/trace.py hands them over): its columns are those very
+    columns, reordered in place (usable rows by start first, the others after them), not a copy of them.
+    Also gives each part's count of unusable rows, and the order applied: `give_back(columns, order)`
+    puts the columns back as they were, which the caller must do before anything else reads them."""
+    import numpy as np
+
+    start, duration = columns["start"], columns["duration"]
+    keep = (start >= 0) & (duration >= 0) & np.isfinite(start) & np.isfinite(duration)  # as intervals.usable
+    bounds = np.cumsum([0, *(len(p.track) for p in parts)])
+    unusable = [int(len(p.track) - keep[a:b].sum()) for p, a, b in zip(parts, bounds[:-1], bounds[1:], strict=True)]
+    usable_rows = int(keep.sum())
+    # the order `build` sorts the usable rows of the parts (concatenated in order) into, then the unusable rows
+    if usable_rows == len(keep):
+        order = np.argsort(start, kind="stable")
+    else:
+        rows = np.flatnonzero(keep)
+        order = np.concatenate([rows[np.argsort(start[rows], kind="stable")], np.flatnonzero(~keep)])
+        del rows
+    del keep
+    codes, labels = _coded(parts)
+    parts.clear()
+    merged: dict[str, Any] = {}
+    for key, values in codes.items():
+        if values:
+            column = np.concatenate(values)
+            codes[key] = []
+            merged[key] = _narrow(column, int(column.max()) + 1 if len(column) else 0)[order[:usable_rows]]
+    for key in BORROWED:
+        column = columns[key]
+        column[:] = column[order]  # one column's copy at a time
+        merged[key] = column[:usable_rows]
+    order = int32_if_fits(order)  # kept until the columns are given back
+    for key in CARRIED:
+        values, start = columns[key]
+        merged[key] = Gathered(order[:usable_rows], values, start)
+    if merged["ident"].dtype != np.int32:
+        merged["ident"] = int32_if_fits(merged["ident"])
+    return _finish(merged, labels), unusable, order
+
+
+def give_back(columns: dict[str, Any], order: Any) -> None:
+    """The borrowed columns in their order again (`borrow`'s `order`)."""
+    for key in BORROWED:
+        column = columns[key]
+        column[order] = column.copy()
 
 
 def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets: int) -> tuple[tuple, Any, Any]:
@@ -220,30 +314,51 @@ def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets:
     return units, x_row, x_unit
 
 
-def unit_view(s: Slices, mask: Any) -> tuple[Any, Any]:
-    """The unit view's entries of the masked rows: (rows ascending, their units)."""
+def lent_parts(trace: EventTrace) -> tuple[list[Part], dict[str, Any]] | None:
+    """When the trace's tables are consecutive views of the full columns its reader handed over
+    (`extra["columns"]`, in table order), the parts of all their rows, to `borrow` those columns; else None."""
     import numpy as np
 
-    if s.x_row is None:
-        return np.flatnonzero(mask).astype(np.int32), s.x_unit[mask]
-    keep = mask[s.x_row]
-    return s.x_row[keep], s.x_unit[keep]
+    columns = trace.extra.get("columns")
+    if not isinstance(columns, Mapping) or any(not isinstance(columns.get(k), np.ndarray) for k in BORROWED) \
+            or any(not _is_carried(columns.get(k)) for k in CARRIED):
+        return None
+    at, parts = 0, []
+    for key, table in trace.tables.items():
+        extra = table.extra
+        device, chiplet, ident = extra.get("device"), extra.get("chiplet"), extra.get("id")
+        if device is None or chiplet is None:
+            return None
+        views = {"start": table.start, "duration": table.duration, "name": table.name.codes, "ident": ident,
+                 "bytes": table.bytes, "cycles": extra.get("cycles")}
+        if not all(_is_view(views[k], columns[k], at, len(table)) for k in BORROWED):
+            return None
+        for k in CARRIED:  # a view where the table is inside the kept part, else None
+            values, start = columns[k]
+            inside = start <= at and at + len(table) <= start + len(values)
+            if not (_is_view(views[k], values, at - start, len(table)) if inside else views[k] is None):
+                return None
+        at += len(table)
+        parts.append(Part(key, table.start, table.duration, table.name.codes, table.name.names, table.track.codes,
+                          table.track.names, device.codes, device.names, chiplet.codes, chiplet.names, ident,
+                          table.bytes, views["cycles"]))
+    if at != len(columns["start"]) or any(len(columns[k]) != at for k in BORROWED):
+        return None
+    return parts, dict(columns)
 
 
-def per_unit(s: Slices, mask: Any) -> Any:
-    """The union of the masked rows in each unit (ns)."""
-    rows, unit = unit_view(s, mask)
-    return union(s, rows, unit, len(s.units))
-
-
-def per_unit_groups(s: Slices, mask: Any, group: Any, groups: int) -> Any:
-    """The union of the masked rows per (group, unit), as an array groups × units (ns). `group` is per row."""
+def _is_carried(found: Any) -> bool:
     import numpy as np
 
-    units = len(s.units)
-    rows, unit = unit_view(s, mask)
-    key = group[rows].astype(np.int64)
-    key *= units
-    key += unit
-    flat = union(s, rows, key, groups * units)
-    return flat.reshape(groups, units)
+    return isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], np.ndarray) \
+        and found[0].ndim == 1 and isinstance(found[1], int)
+
+
+def _is_view(view: Any, column: Any, at: int, n: int) -> bool:
+    """`view` is column[at:at + n] (the same memory, not a copy of it), and the column may be written."""
+    import numpy as np
+
+    return (isinstance(view, np.ndarray) and view.ndim == column.ndim == 1 and view.dtype == column.dtype
+            and len(view) == n and column.flags.writeable and column.flags.c_contiguous
+            and view.strides == column.strides
+            and view.__array_interface__["data"][0] == column.__array_interface__["data"][0] + at * column.itemsize)

@@ -77,7 +77,7 @@ def test_slices_pair_per_track_with_their_figures_and_flows(trace_file):
     assert r.start.tolist() == [100, 200, 300, 1000, 2000]  # ns
     assert r.end.tolist() == [900, 250, 700, 6000, OPEN]
     assert r.unmatched_ends == 1 and result.problem is None and result.workers == 1
-    names = [bytes(r.name_blob[(r.name_ends[c - 1] if c else 0):r.name_ends[c]]).decode() for c in r.name]
+    names = [r.names.text(c).decode() for c in r.name]
     assert names == ["step", "launch gemm", "gemm", "memcpy", "never ends"]
     nbytes, cycles = np.frombuffer(r.bytes), np.frombuffer(r.cycles)
     assert np.isnan(nbytes[[0, 1, 3, 4]]).all() and nbytes[2] == 4096.0  # bytes

@@ -3,6 +3,11 @@ one EventTable per category, times in ns from the first slice, names and tracks 
 in order of first appearance (so the tables do not depend on how the file was split for decoding),
 transfer bytes and cycles, device and chiplet labels, global slice ids, flow edges, and what could
 not be read as sentences in `warnings` and the profile's notes.
+
+Held compactly (a 500 MB trace has 3.3 million slices): the tables are views of one copy of each column
+(`extra["columns"]`, which the event analysis sorts in place and puts back), ids and codes in the narrowest
+integers that hold them, names compressed (inputs/perfetto/names.py), bytes and cycles kept only for the
+tables that carry them (None elsewhere).
 """
 
 from __future__ import annotations
@@ -10,20 +15,21 @@ from __future__ import annotations
 import re
 from array import array
 from collections.abc import Callable, Hashable, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.events import Codes, EventTable, EventTrace, PackedStrings
+from advisor.core.events import Codes, EventTable, EventTrace, int32_if_fits
 from advisor.core.model import Profile, SourceInfo
 from advisor.inputs.perfetto.flows import flow_edges
+from advisor.inputs.perfetto.names import Names, NameTable
 from advisor.inputs.perfetto.reader import ReadResult
 from advisor.inputs.perfetto.resolve import Resolved
 from advisor.inputs.perfetto.rows import OPEN
 from advisor.kinds.rbln import knowledge
 from advisor.kinds.rbln.adapters import tracks as track_rules
 from advisor.kinds.rbln.adapters.quality import ReadQuality, TrackInfo
+from advisor.kinds.rbln.heap import release_heap
 
 FORMAT, GZIP_FORMAT = "perfetto-pb", "perfetto-pb.gz"
 NS = 1e-9
@@ -45,62 +51,46 @@ def _codes(values: Any, labels: list[str]) -> Codes:
     del first
     texts = [labels[int(i)] for i in order]
     merged, ordered = _merge(texts)
-    rank = np.zeros(len(labels), np.int32)
+    rank = np.zeros(len(labels), np.int8 if len(ordered) < 2**7 else np.int16 if len(ordered) < 2**15 else np.int32)
     rank[order] = merged
-    return Codes(rank[values], ordered)
+    return Codes(rank[values], ordered)  # as narrow as the labels allow (a few tracks: a byte a slice)
 
 
-def _names(raw: Any, blob: bytearray, ends: array) -> Codes:
-    """Slice names (raw codes into the reader's UTF-8 table) as codes numbered in order of first
-    appearance into a PackedStrings over that same table: no str per name and no copy of the text
-    (a trace can hold millions of distinct names). Equal names get one code, the first one's.
-    The common trace (every name used, first used in table order, all distinct) costs one sort of
-    the hashes and no reordered copy of the codes or offsets."""
+def _names(raw: Any, table: NameTable) -> Codes:
+    """Slice names (raw codes into the reader's compressed table) as codes numbered in order of first
+    appearance into a `Names` over that same table: no str per name and no copy of the text (a trace can
+    hold millions of distinct names). Equal names get one code, the first one's. The common trace (every
+    name used, first used in table order, all distinct) costs one sort of the hashes and no index."""
     import numpy as np
 
-    n, count = len(raw), len(ends)
+    table.freeze()
+    n, count = len(raw), len(table)
     first = np.full(count, n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
     first[raw[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)  # the last write wins: each code's first slice
     order = None  # raw codes slices use in order of first appearance; None: all of them, in table order
     if not (bool((first < n).all()) and bool((first[1:] > first[:-1]).all())):
         used = np.flatnonzero(first < n)  # raw codes slices use, ascending (= table order)
-        order = used[np.argsort(first[used], kind="stable")]  # ... in order of first appearance
+        order = int32_if_fits(used[np.argsort(first[used], kind="stable")])  # ... in order of first appearance
         del used
     del first
-    stops = np.frombuffer(ends, dtype=np.int64)
-    starts = np.empty(count, np.int64)
-    starts[:1] = 0
-    starts[1:] = stops[:-1]
+    hashes = table.hashes()
     if order is not None:
-        starts, stops = starts[order], stops[order]
-    view = memoryview(blob)
-    try:
-        def text(i: int) -> bytes:
-            return bytes(view[int(starts[i]):int(stops[i])])
-
-        hashes = np.empty(len(starts), dtype=np.int64)
-        step = 1 << 16
-        for a in range(0, len(starts), step):  # a chunk of bytes objects at a time
-            b = min(a + step, len(starts))
-            hashes[a:b] = [hash(bytes(view[x:y])) for x, y in zip(starts[a:b].tolist(), stops[a:b].tolist(),
-                                                                   strict=True)]
-        same = _first_equal(hashes, text)
-        del hashes
-    finally:
-        view.release()
+        hashes = hashes[order]
+    same = _first_equal(hashes, table.text if order is None else lambda i: table.text(int(order[i])))
+    del hashes
     if same is None and order is None:  # the codes are the raw codes
-        return Codes(raw, PackedStrings(blob, starts, stops))
-    merged, keep = _ranks(same, len(starts))
+        return Codes(raw, Names(table))
+    merged, keep = _ranks(same, count if order is None else len(order))
     if order is None:
         codes = merged[raw]
+        index = keep
     else:
         rank = np.zeros(count, dtype=np.int32)
         rank[order] = merged
         del merged
         codes = rank[raw]
-    if keep is not None:
-        starts, stops = starts[keep], stops[keep]
-    return Codes(codes, PackedStrings(blob, starts, stops))
+        index = order if keep is None else order[keep]
+    return Codes(codes, Names(table, None if index is None else int32_if_fits(index)))
 
 
 def _first_equal(hashes: Any, key: Callable[[int], Hashable]) -> Any:
@@ -218,15 +208,6 @@ def _clock_note(r: Resolved) -> str:
     return f"timestamps on {', '.join(parts)}: converted to ns"
 
 
-def _release_heap() -> None:
-    """Hand the C heap's free pages back to the system (glibc): the reader's arrays were freed there,
-    and later large allocations would not otherwise reuse them."""
-    import ctypes
-
-    with suppress(OSError, AttributeError):  # not glibc: nothing to do
-        ctypes.CDLL(None).malloc_trim(0)
-
-
 def _as_float(values: Any) -> Any:
     """An int64 array turned into float64 in its own buffer (as `values.astype(float64)`, without a
     second array of its size), a block at a time."""
@@ -244,9 +225,9 @@ def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     of at once (the build holds one extra column at a time, not a second copy of the trace)."""
     import numpy as np
 
-    _release_heap()  # what the reader freed (its ranges' rows), before the largest temporaries
-    names = _names(np.frombuffer(r.name, dtype=np.int32), r.name_blob, r.name_ends)  # shared by the tables
-    r.name, r.name_blob, r.name_ends = array("i"), bytearray(), array("q")
+    release_heap()  # what the reader freed (its ranges' rows), before the largest temporaries
+    names = _names(np.frombuffer(r.name, dtype=np.int32), r.names)  # shared by the tables
+    r.name, r.names = array("i"), NameTable()
     out: dict[str, Any] = {"name": Codes(names.codes[order_by], names.names)}
     del names
     start = np.frombuffer(r.start, dtype=np.int64)
@@ -278,10 +259,29 @@ def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     begin -= float(t0)
     out["start"], out["duration"] = begin, duration
     for key in ("bytes", "cycles"):
-        out[key] = np.frombuffer(getattr(r, key), dtype=np.float64)[order_by]
+        out[key] = np.frombuffer(getattr(r, key), dtype=np.float64)[order_by]  # kept in part: `_carried`
         setattr(r, key, array("d"))
-    _release_heap()
+    release_heap()
     return out
+
+
+def _carried(values: Any, bounds: Any) -> tuple[Any, int]:
+    """A per-slice column in table order (NaN where a slice has no value) kept only from the first to the
+    last table that has a value, and where that part starts: the tables outside it carry none (None)."""
+    import numpy as np
+
+    known = ~np.isnan(values)
+    if not known.any():
+        return values[:0].copy(), 0
+    first, last = int(np.argmax(known)), len(known) - 1 - int(np.argmax(known[::-1]))
+    lo = int(bounds[np.searchsorted(bounds, first, side="right") - 1])
+    hi = int(bounds[np.searchsorted(bounds, last, side="right")])
+    return values[lo:hi].copy(), lo
+
+
+def _of_table(carried: tuple[Any, int], a: int, b: int) -> Any:
+    values, lo = carried
+    return values[a - lo:b - lo] if lo <= a and b <= lo + len(values) else None
 
 
 def build(path: Path, result: ReadResult) -> Profile:
@@ -309,7 +309,8 @@ def build(path: Path, result: ReadResult) -> Profile:
     track = np.frombuffer(r.track, dtype=np.int32)
     counts = np.bincount(track, minlength=len(resolved))
     category = category_of_track[track]
-    order_by = np.argsort(category, kind="stable")  # every column in this order: tables are views of it
+    order_by = int32_if_fits(np.argsort(category, kind="stable"))  # every column in this order: tables are
+    # views of it; its values are the slices' ids (file order), int32 below 2**31 slices
     bounds = np.searchsorted(category, np.arange(len(order) + 1), sorter=order_by)
     del category
     track = track[order_by]
@@ -317,6 +318,7 @@ def build(path: Path, result: ReadResult) -> Profile:
     froms, tos = flow_edges(np.frombuffer(r.flow_slices, dtype=np.int64) if len(r.flow_slices) else [],
                             np.frombuffer(r.flow_ids, dtype=np.uint64) if len(r.flow_ids) else [],
                             np.frombuffer(r.flow_ends, dtype=np.uint8) if len(r.flow_ends) else [])
+    froms, tos = int32_if_fits(froms), int32_if_fits(tos)  # slice ids
     r.flow_slices, r.flow_ids, r.flow_ends = array("q"), array("Q"), array("B")
     cols = _columns(r, order_by)
     names = cols["name"]
@@ -325,6 +327,13 @@ def build(path: Path, result: ReadResult) -> Profile:
     chiplets = [t.chiplet for t in resolved]
 
     tables: dict[str, EventTable] = {}
+    # the tables are consecutive views of these columns, in table order: the event analysis may sort them in
+    # place (and put them back) instead of copying every column (kinds/rbln/slices.py `borrow`)
+    # Bytes and cycles are kept only for the tables that carry them (transfers, Neural Engine commands):
+    # (values, where they start in table order); a table outside has None.
+    carried = {key: _carried(cols.pop(key), bounds) for key in ("bytes", "cycles")}
+    shared = {"start": cols["start"], "duration": cols["duration"], "name": names.codes, "ident": order_by,
+              **carried}
     for c, key in enumerate(order):
         a, b = int(bounds[c]), int(bounds[c + 1])
         if a == b:
@@ -332,9 +341,9 @@ def build(path: Path, result: ReadResult) -> Profile:
         tr = track[a:b]
         tables[key] = EventTable(
             start=cols["start"][a:b], duration=cols["duration"][a:b], track=_codes(tr, paths),
-            name=Codes(names.codes[a:b], names.names), bytes=cols["bytes"][a:b],
-            extra={"cycles": cols["cycles"][a:b], "device": _codes(tr, devices), "chiplet": _codes(tr, chiplets),
-                   "id": order_by[a:b]})
+            name=Codes(names.codes[a:b], names.names), bytes=_of_table(carried["bytes"], a, b),
+            extra={"cycles": _of_table(carried["cycles"], a, b), "device": _codes(tr, devices),
+                   "chiplet": _codes(tr, chiplets), "id": order_by[a:b]})
 
     seen: dict[str, list[Any]] = {}
     for i, t in enumerate(resolved):  # tracks are numbered in order of their first slice
@@ -363,7 +372,7 @@ def build(path: Path, result: ReadResult) -> Profile:
         compressed_packets=r.compressed, skipped_packets=r.skipped, clock_note=clock_note)
     metadata = {"generation": generation, "devices": len(device_labels), "protobuf_backend": backend}
     trace = EventTrace(tables=tables, summary={}, metadata=metadata, warnings=warnings,
-                       extra={"flows": (froms, tos), "quality": quality, "tracks": track_infos})
+                       extra={"flows": (froms, tos), "quality": quality, "tracks": track_infos, "columns": shared})
     notes = [*warnings, *([clock_note] if clock_note else [])]  # a conversion is noted, not a data problem
     if backend == "python":
         notes.append("the protobuf runtime here is the pure-Python one, 10–40× slower than the upb wheel: "

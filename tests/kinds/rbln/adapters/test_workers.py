@@ -14,7 +14,8 @@ from advisor.kinds.rbln.adapters import load_trace, read
 def table_values(profile) -> dict:
     out = {}
     for key, t in profile.trace.tables.items():
-        out[key] = [t.start.tolist(), t.duration.tolist(), t.bytes.tolist(), t.extra["cycles"].tolist(),
+        out[key] = [t.start.tolist(), t.duration.tolist(), t.bytes is None or t.bytes.tolist(),
+                    t.extra["cycles"] is None or t.extra["cycles"].tolist(),
                     t.extra["id"].tolist(), [t.name.value(i) for i in range(len(t))],
                     [t.track.value(i) for i in range(len(t))], [t.extra["device"].value(i) for i in range(len(t))]]
     out["flows"] = [a.tolist() for a in profile.trace.extra["flows"]]
