@@ -169,8 +169,11 @@ def _finding(f: Finding) -> dict[str, Any]:
     }
 
 
-def dumps(analysis: Analysis) -> str:
-    return json.dumps(to_dict(analysis), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+def dumps(analysis: Analysis, compact: bool = False) -> str:
+    """The analysis JSON: indented for a reader, or compact for a fleet's store (json's C encoder does not
+    indent: the indented form costs 1–3 ms a profile, a fifth of a summary profile's whole analysis)."""
+    layout: dict[str, Any] = {"separators": (",", ":")} if compact else {"indent": 2}
+    return json.dumps(to_dict(analysis), ensure_ascii=False, allow_nan=False, **layout) + "\n"
 
 
 # ------------------------------------------------------------------------------------ reading back

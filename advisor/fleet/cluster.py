@@ -17,6 +17,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from advisor.core.errors import AdvisorError
+from advisor.fleet.discover import run_settings
 from advisor.fleet.run import SerialExecutor, SizedPool
 
 WORKERS_PER_CORE = 4  # --workers above cores × this is refused: more processes only contend for the cores
@@ -82,13 +83,13 @@ def _quiet_shutdown() -> None:
 
 def _start_local(count: int):
     """A local cluster and its client, the workers' imports done. Processes, one thread each: an analysis
-    is pure-Python work that threads would serialise on the GIL. The workers' statistical profiler
-    samples every task's stack each 10 ms, CPU the analyses need more; the dashboard takes any free port
-    rather than warn that 8787 is taken."""
+    is pure-Python work that threads would serialise on the GIL. dask's settings for it are in
+    advisor/data/fleet_run.yaml (`local_cluster:`): what the cluster spends on itself, the analyses do not
+    get. The dashboard takes any free port rather than warn that 8787 is taken."""
     import dask
     from distributed import Client, LocalCluster
 
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
+    with dask.config.set(run_settings()["local_cluster"]["dask"]):
         cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
     client = Client(cluster)

@@ -17,14 +17,23 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from advisor.api import AnalyzeOptions, load_analysis
 from advisor.core.errors import AdvisorError
 from advisor.fleet.discover import Candidate, Discovery, content_hash, run_settings
 from advisor.fleet.rows import Item, Outcome, error_outcome, headline_metrics, outcome, path_name
 from advisor.fleet.store import Store, Stored, StoreError, write_analysis
+from advisor.fleet.store_parts import prepare_commit
 from advisor.packs.load import PackCache
+
+
+class _HasSize(Protocol):
+    @property
+    def size(self) -> int: ...
+
+
+Sized = TypeVar("Sized", bound=_HasSize)  # a profile to batch: a Candidate or an Item
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome
     for item in items:
         try:
             analysis = load_analysis(item.path, settings.options, jobs=1, packs=packs)
-            write_analysis(settings.store, item.hash, dumps(analysis).encode("utf-8"))
+            write_analysis(settings.store, item.hash, dumps(analysis, compact=True).encode("utf-8"))
             outcomes.append(outcome(analysis, item, settings.label, settings.generic_stems))
         except StoreError:
             raise
@@ -103,16 +112,30 @@ def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome
     return outcomes
 
 
-def batches(items: Sequence[Item], workers: int, settings: dict[str, int]) -> Iterator[list[Item]]:
-    """Tasks of up to `max_per_task` small profiles, sized so each worker gets several; a large file
-    is a task of its own (it would hold a batch of small ones back)."""
-    alone = [i for i in items if i.size >= settings["alone_bytes"]]
-    small = [i for i in items if i.size < settings["alone_bytes"]]
-    size = max(1, min(settings["max_per_task"], math.ceil(len(small) / max(1, workers * settings["tasks_per_worker"]))))
-    for item in alone:
-        yield [item]
-    for start in range(0, len(small), size):
-        yield small[start:start + size]
+def batches(candidates: Sequence[Sized], workers: int, settings: dict[str, int]) -> Iterator[list[Sized]]:
+    """Tasks of profiles in the order found: full traces (files of `trace_bytes` or more) up to
+    `traces_per_task` a task, the smaller profiles up to `max_per_task`; fewer when there are few, so each
+    worker gets several tasks; never more than `task_bytes` a task (a larger file is a task of its own).
+    The largest tasks come first, so the last to finish are the shortest."""
+    traces = [c for c in candidates if c.size >= settings["trace_bytes"]]
+    small = [c for c in candidates if c.size < settings["trace_bytes"]]
+    tasks = [*_grouped(traces, workers, settings["traces_per_task"], settings),
+             *_grouped(small, workers, settings["max_per_task"], settings)]
+    yield from sorted(tasks, key=lambda task: -sum(c.size for c in task))  # stable: ties in the order found
+
+
+def _grouped(candidates: Sequence[Sized], workers: int, most: int, settings: dict[str, int]) -> list[list[Sized]]:
+    """Runs of consecutive candidates: `most` at a time, or fewer so each worker gets `tasks_per_worker`."""
+    count = max(1, min(most, math.ceil(len(candidates) / max(1, workers * settings["tasks_per_worker"]))))
+    tasks: list[list[Sized]] = []
+    weight = 0
+    for candidate in candidates:
+        if not tasks or len(tasks[-1]) >= count or weight + candidate.size > settings["task_bytes"]:
+            tasks.append([])
+            weight = 0
+        tasks[-1].append(candidate)
+        weight += candidate.size
+    return tasks
 
 
 def _changed(candidates: Sequence[Candidate], index: dict[str, Stored]) -> tuple[list[Candidate], int]:
@@ -123,24 +146,39 @@ def _changed(candidates: Sequence[Candidate], index: dict[str, Stored]) -> tuple
     return changed, len(candidates) - len(changed)
 
 
-def _hashed(changed: Sequence[Candidate], stored: set[str]) -> tuple[list[Item], int, list[str]]:
-    """The changed candidates whose content is not stored yet. One row per content: a second file with
-    the same bytes is a duplicate, named, not analysed. Returns the items, how many were already stored
-    (touched or renamed) and the duplicates."""
-    items: list[Item] = []
-    first: dict[str, Path] = {}
-    already = 0
-    duplicates: list[str] = []
-    for candidate in changed:
-        digest = content_hash(candidate.path)
-        if digest in first:
-            duplicates.append(f"{candidate.path} (same content as {first[digest]})")
-        elif digest in stored:
-            already += 1
-        else:
-            first[digest] = candidate.path
-            items.append(Item(candidate.path, digest, candidate.size, candidate.mtime_ns))
-    return items, already, duplicates
+@dataclass
+class _Contents:
+    """Which contents a run has seen: one row per content, so a second file with the same bytes is a
+    duplicate, named, not analysed, and a file whose bytes are stored (touched or renamed) is skipped."""
+
+    stored: set[str]
+    first: dict[str, Path] = field(default_factory=dict)
+    already: int = 0
+    duplicates: list[str] = field(default_factory=list)
+
+    def new(self, candidates: Sequence[Candidate]) -> list[Item]:
+        """The candidates whose content is new, hashed now."""
+        items = []
+        for candidate in candidates:
+            digest = content_hash(candidate.path)
+            if digest in self.first:
+                self.duplicates.append(f"{candidate.path} (same content as {self.first[digest]})")
+            elif digest in self.stored:
+                self.already += 1
+            else:
+                self.first[digest] = candidate.path
+                items.append(Item(candidate.path, digest, candidate.size, candidate.mtime_ns))
+        return items
+
+
+def _tasks(changed: Sequence[Candidate], contents: _Contents, workers: int,
+           batching: dict[str, int]) -> Iterator[list[Item]]:
+    """The tasks to run, each hashed just before it is submitted: the workers start on the first tasks
+    while the client hashes the next ones, rather than wait for the whole fleet to be read (sha256 of a
+    full trace costs about 5 % of its analysis)."""
+    for task in batches(changed, workers, batching):
+        if items := contents.new(task):
+            yield items
 
 
 Pool = Callable[[], contextlib.AbstractContextManager[tuple[Executor, int]]]
@@ -179,47 +217,67 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
         changed, unchanged = _changed(found.candidates, index)
         committer = _Committer(store, run, metrics, fleet["store"])
         lost: list[str] = []
-        # The pool starts (in the background, for a local cluster) as soon as something may need analysing,
-        # so the changed files are hashed while its workers come up.
+        # The pool starts (in the background, for a local cluster) as soon as something may need analysing.
+        contents = _Contents({s.hash for s in index.values()})
         with store.superseding() if force else contextlib.nullcontext(), \
                 _start(pool, len(changed)) if changed else contextlib.nullcontext((None, 0)) as (executor, workers):
-            items, already, duplicates = _hashed(changed, {s.hash for s in index.values()})
-            unchanged += already
-            for outcomes, batch, error in _results(executor, workers, items, settings, fleet["batching"]):
-                if error is not None:  # the task as a whole (a worker killed too often): retried next run
-                    lost += [f"{i.path}: {error}" for i in batch]
-                else:
-                    committer.add(outcomes)
-                if progress:
-                    progress(Progress(committer.done, len(items), committer.failed))
-                if interrupted:
-                    interrupted()
+            tasks = _tasks(changed, contents, workers, fleet["batching"])
+            # a pool of workers leaves this process idle: it loads what commits need meanwhile (serially,
+            # that would only make the analyses' peak memory larger)
+            prepare = None if isinstance(executor, SerialExecutor) else committer.prepare
+            try:
+                for outcomes, batch, error in _results(executor, workers, tasks, settings, fleet["batching"], prepare):
+                    if error is not None:  # the task as a whole (a worker killed too often): retried next run
+                        lost += [f"{i.path}: {error}" for i in batch]
+                    else:
+                        committer.add(outcomes)
+                    if progress:
+                        skipped = contents.already + len(contents.duplicates)
+                        progress(Progress(committer.done, len(changed) - skipped, committer.failed))
+                    if interrupted:
+                        interrupted()
+            except AdvisorError as exc:
+                if not isinstance(exc, StoreError):  # a file that cannot be hashed: what was analysed is kept
+                    committer.flush()
+                raise
             committer.flush()
-    return RunResult(len(found.candidates), committer.done - committer.failed, committer.failed, unchanged,
-                     tuple(duplicates), found.skipped, found.missing, tuple(lost), run)
+    return RunResult(len(found.candidates), committer.done - committer.failed, committer.failed,
+                     unchanged + contents.already, tuple(contents.duplicates), found.skipped, found.missing,
+                     tuple(lost), run)
 
 
-def _results(executor: Executor, workers: int, items: Sequence[Item], settings: TaskSettings,
-             batching: dict[str, int]) -> Iterator[tuple[list[Outcome], list[Item], str | None]]:
+def _results(executor: Executor, workers: int, tasks: Iterator[list[Item]], settings: TaskSettings,
+             batching: dict[str, int], idle: Callable[[], None] | None = None
+             ) -> Iterator[tuple[list[Outcome], list[Item], str | None]]:
     """Each task's outcomes as it finishes, with at most a few tasks per worker in flight (the client
-    holds no more than that, however large the fleet). A store error is fatal: the tasks in flight are
-    cancelled at once (as on any other way out: an interrupt, a failed commit) and it is raised."""
+    holds no more than that, however large the fleet). `idle` runs once the first tasks are out: the
+    client has nothing else to do until one finishes. A file that cannot be hashed stops the run once the
+    tasks in flight have given their outcomes. A store error is fatal: the tasks in flight are cancelled at
+    once (as on any other way out: an interrupt, a failed commit) and it is raised."""
     in_flight: dict[Future, list[Item]] = {}
     limit = max(1, workers * batching["in_flight_per_worker"])
-    pending = batches(items, workers, batching)
     exhausted = False
+    unreadable: AdvisorError | None = None
     try:
         while True:
             while not exhausted and len(in_flight) < limit:
-                batch = next(pending, None)
+                try:
+                    batch = next(tasks, None)
+                except AdvisorError as exc:  # a file that cannot be hashed: the tasks in flight finish first
+                    unreadable, batch = exc, None
                 if batch is None:
                     exhausted = True
                 else:
                     in_flight[executor.submit(analyse_batch, batch, settings)] = batch
+            if idle is not None and in_flight:
+                idle()
+                idle = None
             if not in_flight:
+                if unreadable is not None:
+                    raise unreadable
                 return
             finished, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-            for future in sorted(finished, key=lambda f: str(in_flight[f][0].path)):
+            for future in [f for f in in_flight if f in finished]:  # in the order submitted: deterministic
                 batch = in_flight.pop(future)
                 try:
                     outcomes = future.result()
@@ -255,6 +313,11 @@ class _Committer:
             self.units.update(o.units)
         if len(self.rows) >= self.every or time.monotonic() - self.since >= self.seconds:
             self.flush()
+
+    def prepare(self) -> None:
+        """Loads what a commit needs (pyarrow and pandas: half a second) while the workers analyse, rather
+        than at the first commit, which on a short run is the last thing it does, with the workers idle."""
+        prepare_commit()
 
     def flush(self) -> None:
         if self.rows:

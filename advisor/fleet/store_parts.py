@@ -59,6 +59,15 @@ def _check_part(path: Path, data: pa.Table) -> None:
             check_hash(data.column("hash")[row].as_py(), f"{path}: row {row}")
 
 
+def prepare_commit() -> None:
+    """Loads what writing a part needs, ahead of the first commit: pyarrow's parquet writer and pandas,
+    which pyarrow imports when it first converts Python values (half a second in all)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist([{"part": 0}]), pa.BufferOutputStream(), compression="zstd")
+
+
 def _write_part(path: Path, data: pa.Table) -> None:
     """A part, compressed and flushed to the disk before it is renamed into place (it commits rows)."""
     import pyarrow as pa

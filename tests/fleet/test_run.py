@@ -19,11 +19,13 @@ from fleet.fleet_support import mixed_folder, neuron_profiles
 from tests_support import ROOT, SAMPLES
 
 from advisor.api import AnalyzeOptions
-from advisor.core.serialize import read_if_analysis
+from advisor.core.errors import AdvisorError
+from advisor.core.serialize import dumps, read_if_analysis
 from advisor.fleet.attempts import records
 from advisor.fleet.cluster import executor
-from advisor.fleet.discover import discover
-from advisor.fleet.run import SerialExecutor, run_fleet
+from advisor.fleet.discover import discover, run_settings
+from advisor.fleet.rows import Item
+from advisor.fleet.run import SerialExecutor, batches, run_fleet
 from advisor.fleet.store import Store
 from advisor.kinds import names as kind_names
 
@@ -60,6 +62,8 @@ def test_a_folder_of_every_kind_with_a_corrupt_file_and_a_duplicate(tmp_path, wo
     assert pd.isna(by_path.loc["ncu.csv", "tensor_engine_active_time_percent"])  # another kind's column
     saved = read_if_analysis(store.analysis_path(neuron["hash"]))
     assert saved is not None and saved.kind == "neuron" and saved.value("total_time") == neuron["total_time"]
+    stored = store.analysis_path(neuron["hash"]).read_text(encoding="utf-8")  # compact: one line
+    assert stored.count("\n") == 1 and json.loads(stored) == json.loads(dumps(saved))
     findings = store.findings()
     mine = findings[findings["hash"] == neuron["hash"]]
     assert sorted(mine["rule"]) == sorted(f.name for f in saved.findings)
@@ -87,6 +91,76 @@ def test_rerun_skips_what_is_stored_and_force_reanalyses_without_duplicates(tmp_
     assert set(raw_findings["run"]) == {3} and not raw_findings.duplicated(["hash", "rule"]).any()
 
 
+def test_the_client_loads_the_commit_libraries_ahead_only_when_tasks_are_out(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import advisor.fleet.run as fleet_run
+
+    neuron_profiles(tmp_path / "fleet", 3)
+    found = discover([str(tmp_path / "fleet")])
+    store = Store.open(tmp_path / "store", create=True)
+    prepared: list[int] = []
+    monkeypatch.setattr(fleet_run, "prepare_commit", lambda: prepared.append(1))
+    touched = found.candidates[0].path
+    for expected in (3, 0, 0):  # first run; nothing changed; a file touched, its bytes already stored
+        before = len(prepared)
+        with ThreadPoolExecutor(2) as pool:
+            result = run_fleet(found, store, AnalyzeOptions(), lambda pool=pool: nullcontext((pool, 2)))
+        assert result.analysed == expected and len(prepared) - before == (1 if expected else 0)
+        os.utime(touched, ns=(time.time_ns(), time.time_ns()))
+        found = discover([str(tmp_path / "fleet")])
+
+
+def test_tasks_group_a_few_full_traces_or_many_summaries_and_the_largest_run_first():
+    kib, mib = 1024, 1024 * 1024
+    sizes = [7 * kib] * 6 + [80 * mib] + [12 * mib] * 4 + [1 * mib] * 2 + [7 * kib]  # summaries, traces, a summary
+    items = [Item(Path(f"p{i}"), f"{i:064x}", size, 0) for i, size in enumerate(sizes)]
+    settings = {"max_per_task": 64, "traces_per_task": 3, "trace_bytes": 256 * kib, "task_bytes": 64 * mib,
+                "tasks_per_worker": 2}
+    tasks = [[int(item.path.name[1:]) for item in task] for task in batches(items, 2, settings)]
+    # 7 traces for 2 workers × 2 tasks: 2 a task, the 80 MiB one alone (over 64 MiB), and the next one too
+    # (80 + 12 MiB); the 7 summaries 2 a task as well; the largest tasks first
+    assert tasks == [[6], [7, 8], [9, 10], [11, 12], [0, 1], [2, 3], [4, 5], [13]]
+    many = [Item(Path(f"t{i}"), f"{i:064x}", 1 * mib, 0) for i in range(40)]
+    assert [len(task) for task in batches(many, 2, settings)] == [3] * 13 + [1]  # traces_per_task at most
+
+
+def test_each_task_is_hashed_when_submitted_and_what_was_analysed_before_an_unreadable_file_is_kept(
+        tmp_path, monkeypatch):
+    import advisor.fleet.run as fleet_run
+
+    neuron_profiles(tmp_path / "fleet", 5)
+    found = discover([str(tmp_path / "fleet")])
+    # 5 profiles for 1 worker: tasks of 2 (4 tasks per worker), the largest first
+    planned = [[c.path.parent.name for c in task] for task in batches(found.candidates, 1, run_settings()["batching"])]
+    assert [len(task) for task in planned] == [2, 2, 1]
+    unreadable = next(c.path for c in found.candidates if c.path.parent.name == planned[1][1])
+    events: list[str] = []
+    hash_of = fleet_run.content_hash
+
+    def hashing(path: Path) -> str:
+        events.append(f"hash {path.parent.name}")
+        if path == unreadable:
+            raise AdvisorError(str(path), "cannot be read (Permission denied)")
+        return hash_of(path)
+
+    class Recording(SerialExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            events.append("submit " + ",".join(item.path.parent.name for item in args[0]))
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(fleet_run, "content_hash", hashing)
+    store = Store.open(tmp_path / "store", create=True)
+    with pytest.raises(AdvisorError, match="cannot be read"):
+        run_fleet(found, store, AnalyzeOptions(), lambda: nullcontext((Recording(), 1)))
+    # each task hashed as it is submitted, not the whole fleet before the first: the workers need not wait
+    # for every file to be read
+    assert events == [*(f"hash {n}" for n in planned[0]), f"submit {','.join(planned[0])}",
+                      *(f"hash {n}" for n in planned[1])]
+    # the task analysed before the error was committed, so the next run skips it
+    assert sorted(store.profiles()["name"]) == sorted(planned[0])
+
+
 class _Failing(SerialExecutor):
     """An executor whose first task fails as a whole, as dask reports a task whose workers kept dying."""
 
@@ -106,9 +180,10 @@ def test_a_task_lost_as_a_whole_is_not_stored_and_the_next_run_analyses_it(tmp_p
     neuron_profiles(tmp_path / "fleet", 5)
     store = Store.open(tmp_path / "store", create=True)
     lost = run_fleet(discover([str(tmp_path / "fleet")]), store, AnalyzeOptions(), lambda: nullcontext((_Failing(), 1)))
-    # 5 profiles for 1 worker: tasks of 2 (4 tasks per worker), the first one lost
+    # 5 profiles for 1 worker: tasks of 2 (4 tasks per worker), the first one (the largest) lost
     assert (len(lost.lost), lost.analysed) == (2, 3) and "KilledWorker" in lost.lost[0]
-    assert sorted(store.profiles()["name"]) == ["kernel_0002", "kernel_0003", "kernel_0004"]
+    gone = {Path(line.split(": ")[0]).parent.name for line in lost.lost}  # kernel_NNNN/summary.json
+    assert sorted(store.profiles()["name"]) == sorted({f"kernel_{i:04d}" for i in range(5)} - gone)
     _, retried = serial([tmp_path / "fleet"], tmp_path / "store")
     assert (retried.analysed, retried.unchanged) == (2, 3)
 

@@ -36,6 +36,7 @@ SUFFIXES = (".pb", ".pftrace", ".perfetto-trace", ".perfetto")  # a folder's tra
 FOREIGN = (".ntff", ".ncu-rep")  # other kinds' binary captures are never claimed, whatever their bytes
 NCU_MAGIC = b"NVR\0"
 SNIFF_PACKETS = 16  # whole packets decoded to recognise a trace
+SNIFF_FRAMED = 1 << 16  # bytes checked to be packet fields, at least (walking a whole 1 MiB head costs ~9 ms)
 SNIFF_INFLATED = 1 << 20
 TRACE_STARTS = (b"\x0a", b"\x1f\x8b")  # a Perfetto trace's first packet field, or gzip
 ARGUMENTS = Arguments(**slice_argument_keys())  # where a slice's bytes and cycles are (tracks.yaml `arguments`)
@@ -49,9 +50,9 @@ def _inflated_head(head: bytes) -> bytes:
 
 
 def sniff(head: bytes) -> bool:
-    """The bytes start a serialized Perfetto Trace: packet fields all through (the last may be cut
-    where the head ends), and the first packets decode as TracePackets, one of them wholly of fields
-    the schema knows."""
+    """The bytes start a serialized Perfetto Trace: packet fields through the first SNIFF_FRAMED bytes, or
+    all through a shorter head (the last may be cut where the head ends), and the first packets decode as
+    TracePackets, one of them wholly of fields the schema knows."""
     if head[:2] == b"\x1f\x8b":
         head = _inflated_head(head)
     if not head or head[0] != 0x0A or head.startswith(NCU_MAGIC) or head.lstrip()[:1] in (b"{", b"["):
@@ -64,6 +65,8 @@ def sniff(head: bytes) -> bool:
     for span in splitter.packets():
         if len(spans) < SNIFF_PACKETS:
             spans.append(span)
+        elif splitter.position >= SNIFF_FRAMED:
+            break
     # garbage after whole packets is a damaged trace (read up to it, with a note); at the start it is not a trace
     corrupt = splitter.problem is not None and splitter.problem.kind == CORRUPT
     if not spans or (corrupt and len(spans) < 2):
