@@ -7,64 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any
 
-CHUNK = 1 << 16  # names decoded at a time when a packed table is walked
-
-
-class PackedStrings(Sequence[str]):
-    """A read-only table of strings kept as UTF-8 in one buffer: item i is blob[starts[i]:stops[i]].
-    Millions of distinct names cost their bytes and two int64 offsets each instead of a str object
-    (~80 bytes more); an item becomes a str only when read. Items may overlap or leave gaps in the blob
-    (a table can be a reordered selection of another's), and the blob must not change afterwards."""
-
-    __slots__ = ("_blob", "_starts", "_stops")
-
-    def __init__(self, blob: bytes | bytearray, starts: Any, stops: Any) -> None:
-        import numpy as np
-
-        self._blob = blob
-        self._starts = np.asarray(starts, dtype=np.int64)
-        self._stops = np.asarray(stops, dtype=np.int64)
-
-    def __len__(self) -> int:
-        return len(self._starts)
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return self._decode(self._starts[i], self._stops[i])
-        a, b = int(self._starts[i]), int(self._stops[i])  # numpy indexing: negatives count from the end
-        return str(self._blob[a:b], "utf-8", "surrogatepass")
-
-    def _decode(self, starts: Any, stops: Any) -> list[str]:
-        view = memoryview(self._blob)
-        try:
-            return [str(view[a:b], "utf-8", "surrogatepass") for a, b in zip(starts.tolist(), stops.tolist(),
-                                                                              strict=True)]
-        finally:
-            view.release()
-
-    def __iter__(self) -> Iterator[str]:
-        for chunk in chunks(self):
-            yield from chunk
-
-    def __eq__(self, other: object) -> bool:
-        """Equal to a PackedStrings or a tuple of the same strings (it stands in for a tuple)."""
-        if not isinstance(other, PackedStrings | tuple):
-            return NotImplemented
-        return len(other) == len(self) and all(list(a) == list(b) for a, b in zip(chunks(self), chunks(other),
-                                                                                      strict=True))
-
-    def __hash__(self) -> int:
-        return hash(tuple(self))
+CHUNK = 1 << 16  # names read at a time when a table is walked
 
 
 def chunks(names: Sequence[str], n: int = CHUNK) -> Iterator[Sequence[str]]:
-    """Any sequence of strings in slices of up to n (a packed table decodes one slice at a time)."""
+    """Any sequence of strings in slices of up to n (a compressed table decodes one slice at a time)."""
     for a in range(0, len(names), n):
         yield names[a:a + n]
 
@@ -83,7 +32,7 @@ class Codes:
     """A column of repeated strings as integer codes into `names`."""
 
     codes: Any  # numpy int32 array
-    names: Sequence[str]  # a tuple, or a PackedStrings when there are millions of distinct strings
+    names: Sequence[str]  # a tuple, or inputs/perfetto/names.Names when there are millions of distinct strings
 
     def value(self, i: int) -> str:
         return self.names[int(self.codes[i])]
