@@ -215,6 +215,21 @@ def alternated(commands: dict[str, tuple[list[str], Path | None]], repeat: int
                        statistics.median(r.others for r in rs)) for label, rs in runs.items()}, ratios
 
 
+def print_speedups(serial: Run, cluster: Run, rounds: list[float], warm: Run | None) -> None:
+    """The cluster's speedups over the serial run against the 1.7× target, and a warning when other
+    processes kept the machine busy meanwhile."""
+    for what, run, extra in (("cluster speedup", cluster, f", the LocalCluster's start included; each round "
+                                                          f"{min(rounds):.2f}–{max(rounds):.2f}×"),
+                             ("on a cluster already up", warm, "")):
+        if run is not None:
+            speedup = serial.wall / run.wall
+            print(f"{what}: {speedup:.2f}× ({serial.wall:.1f} s → {run.wall:.1f} s{extra}; target ≥ 1.7×: "
+                  f"{'met' if speedup >= 1.7 else 'NOT met'})")
+    if max(serial.others, cluster.others) > 0.2:
+        print(f"the machine was shared: other processes kept {serial.others:.2f} cores busy during (a) and "
+              f"{cluster.others:.2f} during (b) of {os.cpu_count()}; the speedup is only meaningful when idle")
+
+
 def profiles_in(folder: Path, count: int) -> Path:
     """`folder` with `count` profiles written into it, unless it holds files already (then used as is)."""
     if folder.is_dir() and any(folder.iterdir()):
@@ -274,7 +289,6 @@ def main() -> int:
             command = [*advisor(), "fleet", "--store", str(store), "--quiet", "-o", str(work / "overview.json")]
             overview[size] = timed(f"(e) overview of the {size}-profile store", command, 1)
 
-        speedup, warm_speedup = serial.wall / cluster.wall, serial.wall / warm.wall
         share = rerun.wall / cluster.wall  # the first run of the same store
         print()
         print("| run | wall s | CPU s | client peak RSS MiB | largest worker peak MiB | other load (cores) |")
@@ -293,14 +307,7 @@ def main() -> int:
             o = overview[size]
             print(f"| {size:,} | {r.client_rss / MIB:.0f} | {r.wall:.2f} | {o.client_rss / MIB:.0f} | {o.wall:.2f} |")
         print()
-        print(f"cluster speedup: {speedup:.2f}× ({serial.wall:.1f} s → {cluster.wall:.1f} s, the LocalCluster's start "
-              f"included; each round {min(rounds):.2f}–{max(rounds):.2f}×; target ≥ 1.7×: "
-              f"{'met' if speedup >= 1.7 else 'NOT met'})")
-        print(f"on a cluster already up: {warm_speedup:.2f}× ({serial.wall:.1f} s → {warm.wall:.1f} s; target ≥ 1.7×: "
-              f"{'met' if warm_speedup >= 1.7 else 'NOT met'})")
-        if max(serial.others, cluster.others) > 0.2:
-            print(f"the machine was shared: other processes kept {serial.others:.2f} cores busy during (a) and "
-                  f"{cluster.others:.2f} during (b) of {os.cpu_count()}; the speedup is only meaningful when idle")
+        print_speedups(serial, cluster, rounds, warm)
         print(f"re-run: {rerun.wall:.2f} s = {share:.1%} of the first run (target < 10 %: "
               f"{'met' if share < 0.10 else 'NOT met'})")
         low, high = memory[min(memory)], memory[max(memory)]

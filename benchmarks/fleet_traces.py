@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
 
-from fleet import MIB, Run, StandingCluster, advisor, alternated, fleet, stored, timed  # the benchmarks' siblings
+from fleet import MIB, Run, StandingCluster, advisor, alternated, fleet, print_speedups, stored, timed  # siblings
 
 NIGHTS = ("2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20")
 NEURON_MIB = (8.0, 16.0)  # legacy JSON sizes: ≈ 70–105 ms of analysis each
@@ -168,15 +168,7 @@ def main() -> int:
         print()
         print(f"per trace, serially: {1000 * serial.wall / len(traces):.0f} ms wall, "
               f"{1000 * serial.cpu / len(traces):.0f} ms CPU (start-up, discovery and hashing included)")
-        speedup = serial.wall / cluster.wall
-        print(f"cluster speedup: {speedup:.2f}× ({serial.wall:.1f} s → {cluster.wall:.1f} s, the LocalCluster's start "
-              f"included; each round {min(rounds):.2f}–{max(rounds):.2f}×; target ≥ 1.7×: "
-              f"{'met' if speedup >= 1.7 else 'NOT met'})")
-        if warm is not None:
-            print(f"on a cluster already up: {serial.wall / warm.wall:.2f}× ({serial.wall:.1f} s → {warm.wall:.1f} s)")
-        if max(serial.others, cluster.others) > 0.2:
-            print(f"the machine was shared: other processes kept {serial.others:.2f} cores busy during (a) and "
-                  f"{cluster.others:.2f} during (b) of {os.cpu_count()}; the speedup is only meaningful when idle")
+        print_speedups(serial, cluster, rounds, warm)
         return 0
     finally:
         if args.keep:
