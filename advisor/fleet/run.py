@@ -33,7 +33,7 @@ class _HasSize(Protocol):
     def size(self) -> int: ...
 
 
-Sized = TypeVar("Sized", bound=_HasSize)  # a profile to batch: a Candidate or an Item
+Batchable = TypeVar("Batchable", bound=_HasSize)  # a profile to batch: a Candidate or an Item
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome
     return outcomes
 
 
-def batches(candidates: Sequence[Sized], workers: int, settings: dict[str, int]) -> Iterator[list[Sized]]:
+def batches(candidates: Sequence[Batchable], workers: int, settings: dict[str, int]) -> Iterator[list[Batchable]]:
     """Tasks of profiles in the order found: full traces (files of `trace_bytes` or more) up to
     `traces_per_task` a task, the smaller profiles up to `max_per_task`; fewer when there are few, so each
     worker gets several tasks; never more than `task_bytes` a task (a larger file is a task of its own).
@@ -124,10 +124,11 @@ def batches(candidates: Sequence[Sized], workers: int, settings: dict[str, int])
     yield from sorted(tasks, key=lambda task: -sum(c.size for c in task))  # stable: ties in the order found
 
 
-def _grouped(candidates: Sequence[Sized], workers: int, most: int, settings: dict[str, int]) -> list[list[Sized]]:
+def _grouped(candidates: Sequence[Batchable], workers: int, most: int,
+             settings: dict[str, int]) -> list[list[Batchable]]:
     """Runs of consecutive candidates: `most` at a time, or fewer so each worker gets `tasks_per_worker`."""
     count = max(1, min(most, math.ceil(len(candidates) / max(1, workers * settings["tasks_per_worker"]))))
-    tasks: list[list[Sized]] = []
+    tasks: list[list[Batchable]] = []
     weight = 0
     for candidate in candidates:
         if not tasks or len(tasks[-1]) >= count or weight + candidate.size > settings["task_bytes"]:
@@ -222,9 +223,10 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
         with store.superseding() if force else contextlib.nullcontext(), \
                 _start(pool, len(changed)) if changed else contextlib.nullcontext((None, 0)) as (executor, workers):
             tasks = _tasks(changed, contents, workers, fleet["batching"])
-            # a pool of workers leaves this process idle: it loads what commits need meanwhile (serially,
-            # that would only make the analyses' peak memory larger)
-            prepare = None if isinstance(executor, SerialExecutor) else committer.prepare
+            # a pool of workers leaves this process idle: it loads what commits need meanwhile (pyarrow and
+            # pandas, half a second) rather than at the first commit, on a short run the last thing it does.
+            # Serially, that would only make the analyses' peak memory larger.
+            prepare = None if isinstance(executor, SerialExecutor) else prepare_commit
             try:
                 for outcomes, batch, error in _results(executor, workers, tasks, settings, fleet["batching"], prepare):
                     if error is not None:  # the task as a whole (a worker killed too often): retried next run
@@ -313,11 +315,6 @@ class _Committer:
             self.units.update(o.units)
         if len(self.rows) >= self.every or time.monotonic() - self.since >= self.seconds:
             self.flush()
-
-    def prepare(self) -> None:
-        """Loads what a commit needs (pyarrow and pandas: half a second) while the workers analyse, rather
-        than at the first commit, which on a short run is the last thing it does, with the workers idle."""
-        prepare_commit()
 
     def flush(self) -> None:
         if self.rows:
