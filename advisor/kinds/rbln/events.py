@@ -204,8 +204,8 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     parts, columns = lent
     keys = [p.category for p in parts]
     s, unusable, order = borrow(parts, columns)  # the trace's own columns, sorted in place
-    release_heap()
     try:
+        release_heap()
         return _summarize(trace, s, dict(zip(keys, unusable, strict=True)), total_time)
     finally:
         del s

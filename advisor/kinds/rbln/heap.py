@@ -8,12 +8,26 @@ costs about 10 % of the run in page faults."""
 
 from __future__ import annotations
 
+import functools
+import sys
+from collections.abc import Callable
 from contextlib import suppress
 
 
 def release_heap() -> None:
     """Hand the C heap's free pages back to the system (glibc's malloc_trim; elsewhere nothing)."""
+    if (trim := _malloc_trim()) is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, looked up once; None elsewhere (macOS, musl, Windows, where CDLL(None) itself
+    raises TypeError)."""
+    if not sys.platform.startswith("linux"):
+        return None
     import ctypes
 
-    with suppress(OSError, AttributeError):  # not glibc: nothing to do
-        ctypes.CDLL(None).malloc_trim(0)
+    with suppress(OSError, AttributeError):  # musl has no malloc_trim
+        return ctypes.CDLL(None).malloc_trim
+    return None

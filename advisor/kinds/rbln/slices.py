@@ -259,22 +259,29 @@ def borrow(parts: list[Part], columns: dict[str, Any]) -> tuple[Slices, Any, Any
             column = np.concatenate(values)
             codes[key] = []
             merged[key] = _narrow(column, int(column.max()) + 1 if len(column) else 0)[order[:usable_rows]]
-    for key in BORROWED:
-        column = columns[key]
-        column[:] = column[order]  # one column's copy at a time
-        merged[key] = column[:usable_rows]
-    order = int32_if_fits(order)  # kept until the columns are given back
-    for key in CARRIED:
-        values, start = columns[key]
-        merged[key] = Gathered(order[:usable_rows], values, start)
-    if merged["ident"].dtype != np.int32:
-        merged["ident"] = int32_if_fits(merged["ident"])
-    return _finish(merged, labels), unusable, order
+    reordered: list[str] = []
+    try:  # whatever fails from here (memory, most likely) leaves the trace's columns as they were
+        for key in BORROWED:
+            column = columns[key]
+            column[:] = column[order]  # one column's copy at a time
+            reordered.append(key)
+            merged[key] = column[:usable_rows]
+        order = int32_if_fits(order)  # kept until the columns are given back
+        for key in CARRIED:
+            values, start = columns[key]
+            merged[key] = Gathered(order[:usable_rows], values, start)
+        if merged["ident"].dtype != np.int32:
+            merged["ident"] = int32_if_fits(merged["ident"])
+        return _finish(merged, labels), unusable, order
+    except BaseException:
+        merged.clear()
+        give_back(columns, order, reordered)
+        raise
 
 
-def give_back(columns: dict[str, Any], order: Any) -> None:
-    """The borrowed columns in their order again (`borrow`'s `order`)."""
-    for key in BORROWED:
+def give_back(columns: dict[str, Any], order: Any, keys: Sequence[str] = BORROWED) -> None:
+    """The borrowed columns (`keys` of them) in their order again (`borrow`'s `order`)."""
+    for key in keys:
         column = columns[key]
         column[order] = column.copy()
 

@@ -107,7 +107,7 @@ def grouped_union(s: Slices, rows: Any, key: Any, groups: int) -> Any:
                     total = float(np.cumsum(np.concatenate([[total], ends - starts]))[-1])
             out[present[0]] = total
         else:
-            out[a:b] = union(s, some, their, groups)[a:b]
+            out[a:b] = union(s, some, their - a if a else their, b - a)  # counts only the range's groups
     return out
 
 

@@ -84,6 +84,21 @@ def test_the_analysis_sorts_the_trace_in_place_gives_it_back_and_measures_as_a_c
     assert events.summarize(trace, profile.values["total_time"]) == (summary, metrics)
 
 
+@pytest.mark.parametrize("fails", ["_finish", "release_heap"])
+def test_a_failure_after_the_in_place_sort_leaves_the_trace_as_it_was(profile, monkeypatch, fails):
+    trace = profile.trace
+    columns = trace.extra["columns"]
+    before = {key: columns[key].copy() for key in slices.BORROWED}
+
+    def out_of_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(slices if fails == "_finish" else events, fails, out_of_memory)
+    with pytest.raises(MemoryError):
+        events.summarize(trace, profile.values["total_time"])
+    assert all(np.array_equal(columns[key], before[key]) for key in slices.BORROWED)
+
+
 def _table(rng, n):
     start = np.sort(rng.uniform(0, 1000, n).round(int(rng.integers(0, 3))))
     return ordered(start, rng.exponential(rng.choice([1, 10, 100]), n).round(int(rng.integers(0, 3))))
