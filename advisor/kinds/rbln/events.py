@@ -132,8 +132,8 @@ def _host_split(s: Slices, host: Any, dev: Any, seq_starts: Any, seq_ends: Any) 
                                                   "host_between_sequences_time"))
     if not host.any():
         return out
-    h_start, h_end, _ = _merged(s, host)
-    d_start, d_end, _ = _merged(s, dev)
+    h_start, h_end = _merged(s, host)
+    d_start, d_end = _merged(s, dev)
     q_start, q_end = segments(seq_starts, seq_ends - seq_starts)
     # only host time can be exposed: the other edges inside host segments bound the same elementary
     # intervals there as all of them do (a host segment's end is an edge), far fewer of them
@@ -149,12 +149,9 @@ def _host_split(s: Slices, host: Any, dev: Any, seq_starts: Any, seq_ends: Any) 
     return out
 
 
-def _merged(s: Slices, mask: Any) -> tuple[Any, Any, Any]:
-    """The merged segments of the masked rows, all in one group."""
-    import numpy as np
-
-    starts, ends = one_group_segments(s, rows_of(mask))
-    return starts, ends, np.zeros(len(starts), dtype=np.int64)
+def _merged(s: Slices, mask: Any) -> tuple[Any, Any]:
+    """The merged segments of the masked rows, all in one group: their starts and ends."""
+    return one_group_segments(s, rows_of(mask))
 
 
 def _quality(trace: EventTrace, s: Slices, cat: Mapping[str, Any], parsed: Any) -> dict[str, float | None]:
@@ -229,7 +226,7 @@ def _summarize(trace: EventTrace, s: Slices, skipped: dict[str, int],
     dev_start = float(s.start[dev].min()) if has_dev else 0.0
     dev_end = float(s.end(dev).max()) if has_dev else 0.0
     span_ns = dev_end - dev_start
-    d_start, d_end, _ = _merged(s, dev)
+    d_start, d_end = _merged(s, dev)
     holes = d_start[1:] - d_end[:-1]
     # the device is idle only when no device or chiplet runs anything: the holes of the union over all
     # units (a chiplet waiting for a straggler is not device idle time); the mean per unit is its own figure
@@ -258,7 +255,7 @@ def _summarize(trace: EventTrace, s: Slices, skipped: dict[str, int],
     scope_sum = grouped_union(s, np.arange(len(s), dtype=np.int32), scope,
                               len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
     del scope
-    h_start, h_end, _ = _merged(s, host)
+    h_start, h_end = _merged(s, host)
     host_union = float((h_end - h_start).sum())
     file_span = float(s.last_end() - s.start.min()) if len(s) else 0.0
     run_ns = total_time / NS if total_time else file_span
