@@ -2,9 +2,8 @@
 (started and stopped with the run), an existing cluster by address, or this process for `--workers 1` or
 a single profile.
 
-Ctrl-C reaches every process of the terminal's group; the local cluster's worker processes ignore SIGINT (a
-worker plugin, so a worker the cluster restarts does too), so only this process handles it (one line,
-`advisor: error: interrupted`) and closing the cluster ends them, instead of each printing a traceback."""
+Ctrl-C reaches every process of the terminal's group; only this process handles it (one line,
+`advisor: error: interrupted`), and closing the cluster ends the workers quietly (advisor/fleet/interrupts.py)."""
 
 from __future__ import annotations
 
@@ -63,22 +62,16 @@ def executor(workers: int | None, scheduler: str | None, tasks: int | None = Non
         try:
             yield _Starting(started), count
         except BaseException:
-            _quiet_shutdown()
+            # A run stopped (Ctrl-C, an error) closes the cluster under tasks in flight: their connections close
+            # mid-call, and distributed logs each with a traceback. The run's own one line says what happened.
+            from advisor.fleet.interrupts import silence_dask_logs
+
+            silence_dask_logs()
             raise
         finally:
             cluster, client = started.result()
             client.close()
             cluster.close()
-
-
-def _quiet_shutdown() -> None:
-    """A run stopped (Ctrl-C, an error) closes the cluster under tasks still in flight: their connections
-    close mid-call, and tornado and distributed log each as an ERROR with a traceback. The run's own one line
-    says what happened; those logs are noise for a stop the user asked for."""
-    noisy = ("tornado", "distributed", "asyncio")
-    for name in [*noisy, *logging.root.manager.loggerDict]:  # children too: distributed sets their levels
-        if name.split(".")[0] in noisy:
-            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _start_local(count: int):
@@ -93,9 +86,9 @@ def _start_local(count: int):
         cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
     client = Client(cluster)
-    from advisor.fleet.interrupts import IgnoreInterrupt  # dask's plugin base: imported only with a cluster
+    from advisor.fleet.interrupts import QuietWorker  # dask's plugin base: imported only with a cluster
 
-    client.register_plugin(IgnoreInterrupt())
+    client.register_plugin(QuietWorker())
     client.run(importlib.import_module, "advisor.fleet.run")
     return cluster, client
 

@@ -1,19 +1,37 @@
-"""The local cluster's worker processes ignore Ctrl-C: the terminal sends it to the whole process group, and
-only the client should handle it (one line, `advisor: error: interrupted`); closing the cluster ends the
-workers. A worker plugin, so a worker the cluster restarts ignores it too."""
+"""How the local cluster's processes stop without noise. The terminal sends Ctrl-C to the whole process group,
+and only the client should handle it (one line, `advisor: error: interrupted`): the worker processes ignore it,
+and closing the cluster ends them. A worker closes only because the run closes the cluster, and the run says
+why itself; distributed logs a worker's connections cut while it closes (a heartbeat in flight) as an ERROR
+with a traceback, so a closing worker logs nothing. A worker plugin, so a worker the cluster restarts does the
+same."""
 
 from __future__ import annotations
 
+import logging
 import signal
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
+_NOISY = ("tornado", "distributed", "asyncio")
 
-class IgnoreInterrupt(WorkerPlugin):
-    """In each worker process of a local cluster: Ctrl-C is the client's to handle (see the module's note)."""
+
+def silence_dask_logs() -> None:
+    """Nothing more from distributed, tornado or asyncio in this process (their child loggers too:
+    distributed sets their levels)."""
+    for name in [*_NOISY, *logging.root.manager.loggerDict]:
+        if name.split(".")[0] in _NOISY:
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+class QuietWorker(WorkerPlugin):
+    """In each worker process of a local cluster: Ctrl-C is the client's to handle, and a closing worker is
+    silent (see the module's note). `Worker.close` tears its plugins down before it closes its connections."""
 
     def setup(self, worker) -> None:
         import threading
 
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def teardown(self, worker) -> None:
+        silence_dask_logs()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 
 import dask
+from distributed import default_client
+from distributed.diagnostics.plugin import WorkerPlugin
 
 from advisor.fleet.cluster import executor
 
@@ -23,3 +25,29 @@ def test_the_local_clusters_workers_run_with_the_fleets_dask_settings():
     with executor(2, None) as (pool, width):
         seen = {pool.submit(_settings).result() for _ in range(4)}
     assert width == 2 and seen == {(os.environ.get("MALLOC_TRIM_THRESHOLD_"), "1s", "500ms", False)}
+
+
+class _LogsWhileClosing(WorkerPlugin):
+    """What distributed logs when a worker closes under a heartbeat still in flight: `Worker.close` removes the
+    plugins, then closes its connections, and the heartbeat's read fails (CommClosedError, logged as an ERROR
+    with its traceback). This plugin logs the same from its teardown, which runs after the fleet's own."""
+
+    def teardown(self, worker) -> None:
+        import logging
+
+        try:
+            raise OSError("Stream is closed")
+        except OSError:
+            logging.getLogger("distributed.worker").exception("Failed to communicate with scheduler during heartbeat.")
+
+
+def test_a_closing_worker_prints_nothing(capfd):
+    # Seen in CI: Ctrl-C during `advisor fleet` printed a worker's heartbeat traceback under the one line
+    # `advisor: error: interrupted`. A worker of the local cluster closes only because the run closes the
+    # cluster, and the run says why itself; whatever distributed logs while a worker closes is noise.
+    with executor(2, None) as (pool, _):
+        pool.submit(int).result()  # the cluster is up
+        default_client().register_plugin(_LogsWhileClosing())  # the run's client
+        capfd.readouterr()
+    err = capfd.readouterr().err
+    assert "Failed to communicate" not in err and "Traceback" not in err, err
