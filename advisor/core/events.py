@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CHUNK = 1 << 16  # names read at a time when a table is walked
+ROWS_AT_A_TIME = 1 << 20  # rows an array helper's temporaries cover at once
 
 
 def chunks(names: Sequence[str], n: int = CHUNK) -> Iterator[Sequence[str]]:
@@ -25,6 +26,22 @@ def int32_if_fits(values: Any) -> Any:
     if len(values) and int(values.min()) >= -2**31 and int(values.max()) < 2**31:
         return values.astype(np.int32)
     return values
+
+
+def first_rows(values: Any, size: int) -> Any:
+    """For each integer 0..size-1, the first row of `values` that holds it, and len(values) where none does.
+    np.minimum.at, not `first[values[::-1]] = rows[::-1]`: NumPy does not say which of repeated indices'
+    assignments wins, and ufunc.at is as fast. A block at a time: ufunc.at copies its indices as intp, 8 bytes
+    a row, where the assignment did not."""
+    import numpy as np
+
+    n = len(values)
+    dtype = np.int32 if n < 2**31 - 1 else np.int64
+    first = np.full(size, n, dtype=dtype)
+    for start in range(0, n, ROWS_AT_A_TIME):
+        block = values[start:start + ROWS_AT_A_TIME]
+        np.minimum.at(first, block, np.arange(start, start + len(block), dtype=dtype))
+    return first
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from advisor.core.events import first_rows
+
 
 class PathTable(Protocol):
     """What the critical path reads from a table of events."""
@@ -47,8 +49,8 @@ def flow_rows(s: PathTable, flows: Any) -> tuple[Any, Any]:
     ids = s.ident
     if len(ids) and int(ids.min()) >= 0 and int(ids.max()) < 2 * len(ids) + 1024 and len(ids) < 2**31:
         # ids numbered from 0 with few holes (a reader's slice ids): a table by id, no sort of the rows
-        row_of = np.full(int(ids.max()) + 1, -1, dtype=np.int32)
-        row_of[ids[::-1]] = np.arange(len(ids) - 1, -1, -1, dtype=np.int32)  # the last write wins: the first row
+        row_of = first_rows(ids, int(ids.max()) + 1)  # each id's first row; len(ids) where there is none
+        row_of[row_of == len(ids)] = -1
 
         def rows_of(values: Any) -> Any:
             values = np.asarray(values, dtype=np.int64)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.core.events import first_rows
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.naming import ParsedNames
@@ -63,12 +64,10 @@ def _pairs(inst: Any, seq: Any) -> tuple[Any, Any, Any]:
         return np.column_stack([found // width + lo, found % width]), first_row, inverse.ravel()
     # few distinct keys in a small range (sequence numbers): np.unique's result from a table of the range,
     # without sorting millions of rows
-    small = np.int32 if len(key) < 2**31 else np.int64
-    first = np.full(span, len(key), dtype=small)
-    first[key[::-1]] = np.arange(len(key) - 1, -1, -1, dtype=small)  # the last write wins: each key's first row
+    first = first_rows(key, span)
     found = np.flatnonzero(first < len(key))  # the keys present, ascending
-    rank = np.zeros(span, dtype=small)
-    rank[found] = np.arange(len(found), dtype=small)
+    rank = np.zeros(span, dtype=first.dtype)
+    rank[found] = np.arange(len(found), dtype=first.dtype)
     return np.column_stack([found // width + lo, found % width]), first[found], rank[key]
 
 

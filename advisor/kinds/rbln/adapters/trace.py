@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.events import Codes, EventTable, EventTrace, int32_if_fits
+from advisor.core.events import Codes, EventTable, EventTrace, first_rows, int32_if_fits
 from advisor.core.model import Profile, SourceInfo
 from advisor.inputs.perfetto.flows import flow_edges
 from advisor.inputs.perfetto.names import Names, NameTable
@@ -44,8 +44,7 @@ def _codes(values: Any, labels: list[str]) -> Codes:
     n = len(values)
     if not n:
         return Codes(np.zeros(0, np.int32), ())
-    first = np.full(len(labels), n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-    first[values[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)  # the last write wins: each value's first
+    first = first_rows(values, len(labels))
     used = np.flatnonzero(first < n)
     order = used[np.argsort(first[used], kind="stable")]  # the values present, in order of first appearance
     del first
@@ -65,8 +64,7 @@ def _names(raw: Any, table: NameTable) -> Codes:
 
     table.freeze()
     n, count = len(raw), len(table)
-    first = np.full(count, n, dtype=np.int32 if n < 2**31 - 1 else np.int64)
-    first[raw[::-1]] = np.arange(n - 1, -1, -1, dtype=first.dtype)  # the last write wins: each code's first slice
+    first = first_rows(raw, count)  # each code's first slice
     order = None  # raw codes slices use in order of first appearance; None: all of them, in table order
     if not (bool((first < n).all()) and bool((first[1:] > first[:-1]).all())):
         used = np.flatnonzero(first < n)  # raw codes slices use, ascending (= table order)
