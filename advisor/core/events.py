@@ -28,6 +28,27 @@ def int32_if_fits(values: Any) -> Any:
     return values
 
 
+def code_type(count: int) -> Any:
+    """The smallest signed integer type for codes 0..count-1 (users widen before arithmetic)."""
+    import numpy as np
+
+    return np.int8 if count < 2**7 else np.int16 if count < 2**15 else np.int32 if count < 2**31 else np.int64
+
+
+def narrowest(values: Any) -> Any:
+    """Integers in the smallest signed type that holds them (users widen before arithmetic that could
+    overflow); empty values as they are."""
+    import numpy as np
+
+    if not len(values):
+        return values
+    low, high = int(values.min()), int(values.max())
+    for kind in (np.int8, np.int16, np.int32):
+        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
+            return values.astype(kind, copy=False)
+    return values
+
+
 def first_rows(values: Any, size: int) -> Any:
     """For each integer 0..size-1, the first row of `values` that holds it, and len(values) where none does.
     np.minimum.at, not `first[values[::-1]] = rows[::-1]`: NumPy does not say which of repeated indices'

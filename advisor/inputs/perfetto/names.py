@@ -17,9 +17,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
+from advisor.core.events import chunks
+
 BLOCK = 1 << 16  # bytes of text in a block (whole names: a longer name is a block of its own)
 LEVEL = 1  # zlib's fastest level: as small as level 6 within 30 % on command names, six times faster
-CHUNK = 1 << 16  # names decoded at a time when a table is walked
 KEPT_BLOCKS = 4  # inflated blocks a table keeps for single reads (names read in about their order)
 
 
@@ -187,14 +188,14 @@ class Names(Sequence[str]):
         return str(self._table.text(raw), "utf-8", "surrogatepass")
 
     def __iter__(self) -> Iterator[str]:
-        for a in range(0, len(self), CHUNK):
-            yield from self[a:a + CHUNK]
+        for chunk in chunks(self):  # each block inflated once
+            yield from chunk
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Names | tuple):
             return NotImplemented
-        return len(other) == len(self) and all(self[a:a + CHUNK] == list(other[a:a + CHUNK])
-                                               for a in range(0, len(self), CHUNK))
+        return len(other) == len(self) and all(mine == list(theirs)
+                                               for mine, theirs in zip(chunks(self), chunks(other), strict=True))
 
     def __hash__(self) -> int:
         return hash(tuple(self))

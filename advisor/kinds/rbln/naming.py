@@ -78,26 +78,12 @@ def _ints(values: Sequence[str]) -> Any:
                        count=len(values))
 
 
-def _narrowest(values: Any) -> Any:
-    """Integers in the smallest signed type that holds them (one to four bytes a name; users widen before
-    arithmetic that could overflow)."""
-    import numpy as np
-
-    if not len(values):
-        return values
-    low, high = int(values.min()), int(values.max())
-    for kind in (np.int8, np.int16, np.int32):
-        if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max:
-            return values.astype(kind, copy=False)
-    return values
-
-
 def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     """Chunk by chunk (a trace can have millions of distinct names): only one chunk's strings exist at a
     time; what outlives it is numpy and one entry per distinct (workload, layer, unparsed name)."""
     import numpy as np
 
-    from advisor.core.events import chunks, int32_if_fits
+    from advisor.core.events import chunks, int32_if_fits, narrowest
 
     rules = rules or name_rules()
     n = len(names)
@@ -118,7 +104,7 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
                                                                              strict=True)),
                                 dtype=np.int32, count=len(chunk))
         at = b
-    inst, seq = _narrowest(inst), _narrowest(seq)
+    inst, seq = narrowest(inst), narrowest(seq)
     parsed = seq >= 0
     workload_read = bool(parsed.any()) and with_workload / int(parsed.sum()) >= rules.workload_majority
     layer_codes: dict[str, int] = {}
@@ -129,7 +115,7 @@ def parse(names: Sequence[str], rules: NameRules | None = None) -> ParsedNames:
     # keys are in order of first appearance, so the layers are too
     remap = np.fromiter((layer_codes.setdefault(x, len(layer_codes)) for x in texts), dtype=np.int32,
                         count=len(texts))
-    layer = remap.astype(_narrowest(remap).dtype)[key] if len(remap) else key
+    layer = narrowest(remap)[key] if len(remap) else key
     del key
     layers = tuple(layer_codes)
     raw = np.zeros(len(layers), dtype=bool)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.events import EventTrace, int32_if_fits
+from advisor.core.events import EventTrace, code_type, int32_if_fits
 from advisor.kinds.rbln.knowledge import OTHER, categories
 from advisor.metrics.grouped import end_order
 
@@ -108,9 +108,7 @@ def _ordered(labels: dict[str, int], key: Any) -> tuple[tuple[str, ...], Any]:
 
 def _narrow(codes: Any, count: int) -> Any:
     """Codes in the smallest signed integer type that holds `count` values (callers widen before arithmetic)."""
-    import numpy as np
-
-    return codes.astype(np.int8 if count < 2**7 else np.int16 if count < 2**15 else np.int32, copy=False)
+    return codes.astype(code_type(count), copy=False)
 
 
 def _coded(parts: list[Part]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
@@ -298,8 +296,7 @@ def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets:
     has_chiplets = present[:, 1:].any(axis=1)
     present[has_chiplets, 0] = False  # a chiplet device's own tracks count in its chiplets
     dev_idx, chip_idx = np.nonzero(present)  # row-major: by device, then chiplet (both natural order)
-    small = np.int8 if len(dev_idx) < 2**7 else np.int16 if len(dev_idx) < 2**15 else np.int32
-    unit_of = np.full(present.shape, -1, dtype=small)
+    unit_of = np.full(present.shape, -1, dtype=code_type(len(dev_idx)))
     unit_of[dev_idx, chip_idx] = np.arange(len(dev_idx))
     units = tuple(zip(dev_idx.tolist(), chip_idx.tolist(), strict=True))
     del rows
@@ -317,7 +314,7 @@ def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets:
     x_row = np.repeat(all_rows, counts)
     offsets = np.arange(len(x_row)) - np.repeat(np.cumsum(counts) - counts, counts)
     x_unit = np.where(spread[x_row], first_unit[device[x_row]] + offsets,
-                      unit_of[device[x_row], chiplet[x_row]]).astype(small)
+                      unit_of[device[x_row], chiplet[x_row]]).astype(unit_of.dtype)
     return units, x_row, x_unit
 
 

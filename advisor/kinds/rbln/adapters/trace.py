@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.events import Codes, EventTable, EventTrace, first_rows, int32_if_fits
+from advisor.core.events import Codes, EventTable, EventTrace, code_type, first_rows, int32_if_fits
 from advisor.core.model import Profile, SourceInfo
 from advisor.inputs.perfetto.flows import flow_edges
 from advisor.inputs.perfetto.names import Names, NameTable
@@ -50,7 +50,7 @@ def _codes(values: Any, labels: list[str]) -> Codes:
     del first
     texts = [labels[int(i)] for i in order]
     merged, ordered = _merge(texts)
-    rank = np.zeros(len(labels), np.int8 if len(ordered) < 2**7 else np.int16 if len(ordered) < 2**15 else np.int32)
+    rank = np.zeros(len(labels), code_type(len(ordered)))
     rank[order] = merged
     return Codes(rank[values], ordered)  # as narrow as the labels allow (a few tracks: a byte a slice)
 
