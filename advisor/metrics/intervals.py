@@ -4,7 +4,6 @@ of events. Times are in the table's unit (ns); callers convert."""
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,10 +35,10 @@ def segments(start: Any, duration: Any) -> tuple[Any, Any]:
     return seg_start, seg_end
 
 
-def union(start: Any, duration: Any) -> tuple[float, list[tuple[float, float]]]:
-    """Total covered length of [start, start + duration) intervals, and the merged segments."""
+def union(start: Any, duration: Any) -> float:
+    """Total covered length of [start, start + duration) intervals."""
     seg_start, seg_end = segments(start, duration)
-    return float((seg_end - seg_start).sum()), list(zip(seg_start.tolist(), seg_end.tolist(), strict=True))
+    return float((seg_end - seg_start).sum())
 
 
 def concat(parts: Sequence[Intervals]) -> Intervals:
@@ -97,14 +96,19 @@ def timeline(rows: Mapping[str, Intervals], span: float, bins: int) -> tuple[tup
     return tuple(float(e) for e in edges), out
 
 
-def gaps(merged: Sequence[tuple[float, float]], span: float, longest: int = 5) -> list[tuple[float, float]]:
-    """(start, length) of idle time: before the first segment, the `longest` gaps between segments
-    (longest first), and after the last segment when the run goes on past it."""
-    if not merged:
+def gaps(starts: Any, ends: Any, span: float, longest: int = 5) -> list[tuple[float, float]]:
+    """(start, length) of idle time around merged segments (numpy starts and ends, sorted, disjoint):
+    before the first segment, the `longest` gaps between segments (longest first; of equal ones the later
+    first), and after the last segment when the run goes on past it. No tuple per segment: a trace's
+    device union can have millions."""
+    import numpy as np
+
+    if not len(starts):
         return []
-    found = [(0.0, merged[0][0])] if merged[0][0] > 0 else []
-    inner = sorted(((b[0] - a[1], a[1]) for a, b in itertools.pairwise(merged)), reverse=True)[:longest]
-    found += [(start, length) for length, start in inner if length > 0]
-    if span > merged[-1][1]:
-        found.append((merged[-1][1], span - merged[-1][1]))
+    found = [(0.0, float(starts[0]))] if starts[0] > 0 else []
+    lengths, at = starts[1:] - ends[:-1], ends[:-1]
+    top = np.lexsort((at, lengths))[::-1][:longest]
+    found += [(float(at[i]), float(lengths[i])) for i in top.tolist() if lengths[i] > 0]
+    if span > ends[-1]:
+        found.append((float(ends[-1]), span - float(ends[-1])))
     return found

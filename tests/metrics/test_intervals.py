@@ -12,10 +12,11 @@ def test_usable_drops_negative_and_non_finite_events():
 
 
 def test_union_counts_overlaps_once_and_merges_touching_segments():
-    total, merged = union(np.array([10.0, 0.0, 5.0, 30.0]), np.array([10.0, 10.0, 2.0, 5.0]))
-    assert total == 25.0  # [0, 20) and [30, 35)
-    assert merged == [(0.0, 20.0), (30.0, 35.0)]
-    assert union(np.empty(0), np.empty(0)) == (0.0, [])
+    start, duration = np.array([10.0, 0.0, 5.0, 30.0]), np.array([10.0, 10.0, 2.0, 5.0])
+    assert union(start, duration) == 25.0  # [0, 20) and [30, 35)
+    starts, ends = segments(start, duration)
+    assert starts.tolist() == [0.0, 30.0] and ends.tolist() == [20.0, 35.0]
+    assert union(np.empty(0), np.empty(0)) == 0.0
 
 
 def test_segments_of_nested_intervals():
@@ -26,7 +27,7 @@ def test_segments_of_nested_intervals():
 def test_concat_then_union_is_the_union_of_all():
     a = (np.array([0.0]), np.array([10.0]))
     b = (np.array([5.0]), np.array([10.0]))
-    assert union(*concat([a, b]))[0] == 15.0
+    assert union(*concat([a, b])) == 15.0
     assert len(concat([])[0]) == 0
 
 
@@ -42,11 +43,16 @@ def test_timeline_counts_overlaps_once():
 
 
 def test_gaps_warm_up_longest_inside_and_tail():
-    merged = [(10.0, 20.0), (25.0, 30.0), (60.0, 70.0)]
-    assert gaps(merged, 100.0) == [(0.0, 10.0), (30.0, 30.0), (20.0, 5.0), (70.0, 30.0)]
-    assert gaps(merged, 70.0) == [(0.0, 10.0), (30.0, 30.0), (20.0, 5.0)]  # the run ends with the last event
-    assert gaps(merged, 100.0, longest=1) == [(0.0, 10.0), (30.0, 30.0), (70.0, 30.0)]
-    assert gaps([], 100.0) == []
+    merged = np.array([10.0, 25.0, 60.0]), np.array([20.0, 30.0, 70.0])
+    assert gaps(*merged, 100.0) == [(0.0, 10.0), (30.0, 30.0), (20.0, 5.0), (70.0, 30.0)]
+    assert gaps(*merged, 70.0) == [(0.0, 10.0), (30.0, 30.0), (20.0, 5.0)]  # the run ends with the last event
+    assert gaps(*merged, 100.0, longest=1) == [(0.0, 10.0), (30.0, 30.0), (70.0, 30.0)]
+    assert gaps(np.empty(0), np.empty(0), 100.0) == []
+
+
+def test_gaps_of_equal_length_the_later_first():
+    starts, ends = np.array([0.0, 10.0, 20.0, 30.0]), np.array([5.0, 15.0, 25.0, 35.0])
+    assert gaps(starts, ends, 35.0, longest=2) == [(25.0, 5.0), (15.0, 5.0)]
 
 
 def test_intersect_keeps_what_both_sets_cover_and_not_where_they_only_touch():

@@ -13,7 +13,7 @@ from advisor.core.events import Codes, EventTable, EventTrace
 from advisor.core.trace import DMA_SIZE_EDGES, Breakdown, BreakdownLayout, EngineBusy, Gap, TraceSummary, kind_breakdown
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION, TensorDecl
-from advisor.metrics.intervals import concat, gaps, timeline, union, usable
+from advisor.metrics.intervals import concat, gaps, segments, timeline, union, usable
 
 NS = 1e-9
 TOP = 10
@@ -98,7 +98,7 @@ def _engines(instructions: EventTable, start, duration, keep, rules: TraceRules)
     out = []
     for rule, labels, parts in groups.values():
         intervals = concat(parts)
-        busy = union(*intervals)[0] * NS
+        busy = union(*intervals) * NS
         out.append((EngineBusy(engine=rule.engine if rule else "", title=rule.title if rule else labels[0],
                                rows=tuple(labels), busy=busy, compute=bool(rule and rule.compute)), intervals))
     order = {r.engine: i for i, r in enumerate(rules.engines)}
@@ -213,11 +213,12 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     d_start, d_dur, d_keep = usable(dmas.start, dmas.duration)
     engines = _engines(instructions, i_start, i_dur, i_keep, rules)
     compute_start, compute_dur = concat([iv for e, iv in engines if e.compute])
-    compute_busy = union(compute_start, compute_dur)[0]
-    compute_or_dma = union(np.concatenate([compute_start, d_start]), np.concatenate([compute_dur, d_dur]))[0]
+    compute_busy = union(compute_start, compute_dur)
+    compute_or_dma = union(np.concatenate([compute_start, d_start]), np.concatenate([compute_dur, d_dur]))
     all_start = np.concatenate([i_start, d_start])
     all_dur = np.concatenate([i_dur, d_dur])
-    busy, merged = union(all_start, all_dur)
+    seg_start, seg_end = segments(all_start, all_dur)
+    busy = float((seg_end - seg_start).sum())
     last_end = float((all_start + all_dur).max()) if len(all_start) else 0.0
     span_ns = max(last_end, total_time / NS if total_time else 0.0)
     sizes = dmas.bytes[d_keep]
@@ -236,8 +237,9 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         engines=tuple(e for e, _ in engines), busy_union=busy * NS if len(all_start) else None,
         dma_size_edges=DMA_SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
         timeline_edges=tuple(e * NS for e in edges), timeline=shares,
-        gaps=tuple(Gap(start * NS, length * NS) for start, length in gaps(merged, span_ns)), warnings=trace.warnings,
-        dma_busy=union(d_start, d_dur)[0] * NS if has_dma else None,
+        gaps=tuple(Gap(start * NS, length * NS) for start, length in gaps(seg_start, seg_end, span_ns)),
+        warnings=trace.warnings,
+        dma_busy=union(d_start, d_dur) * NS if has_dma else None,
         compute_busy=compute_busy * NS if has_compute else None, dma_exposed=dma_exposed,
         skipped={INSTRUCTION: len(instructions) - len(i_start), DMA: len(dmas) - len(d_start)},
         last_event_end=last_end * NS,
@@ -253,8 +255,8 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         "dma_transfer_under_32k_fraction": float((known_sizes < medium).sum()) / n if n else None,
         "dma_small_transfer_time_fraction": (float(sized_dur[known_sizes < small].sum()) / sized_time
                                              if sized_time > 0 else None),
-        "warmup_idle_fraction": (merged[0][0] / span_ns) if merged and span_ns > 0 else None,
-        "trace_busy_fraction": busy / span_ns if merged and span_ns > 0 else None,
+        "warmup_idle_fraction": float(seg_start[0]) / span_ns if len(seg_start) and span_ns > 0 else None,
+        "trace_busy_fraction": busy / span_ns if len(seg_start) and span_ns > 0 else None,
         "dma_exposed_time": dma_exposed,
         **tensors.metrics,
     }

@@ -23,7 +23,7 @@ from advisor.kinds.rbln.slices import Part, Slices, borrow, build, give_back, le
 from advisor.kinds.rbln.unions import grouped_union, one_group_segments, per_unit, per_unit_groups, rows_of
 from advisor.metrics.critical_path import critical_path
 from advisor.metrics.grouped import covered
-from advisor.metrics.intervals import segments, timeline, usable
+from advisor.metrics.intervals import gaps, segments, timeline, usable
 
 NS = 1e-9
 TIMELINE_BINS = 60
@@ -67,23 +67,6 @@ class _Shifted(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._keys)
-
-
-def _gaps(starts: Any, ends: Any, span: float, longest: int = 5) -> list[tuple[float, float]]:
-    """metrics.intervals.gaps of the merged segments (starts, ends), the same figures, without a tuple per
-    segment (a trace's device union can have millions): idle time before the first segment, the `longest`
-    gaps between segments (longest first; of equal ones the later first), and after the last one."""
-    import numpy as np
-
-    if not len(starts):
-        return []
-    found = [(0.0, float(starts[0]))] if starts[0] > 0 else []
-    lengths, at = starts[1:] - ends[:-1], ends[:-1]
-    top = np.lexsort((at, lengths))[::-1][:longest]
-    found += [(float(at[i]), float(lengths[i])) for i in top.tolist() if lengths[i] > 0]
-    if span > ends[-1]:
-        found.append((float(ends[-1]), span - float(ends[-1])))
-    return found
 
 
 def _part(key: str, table: Any) -> tuple[Part, int]:
@@ -240,7 +223,7 @@ def _summarize(trace: EventTrace, s: Slices, skipped: dict[str, int],
     m["largest_gap"] = float(holes.max()) * NS if len(holes) else (0.0 if has_dev else None)
     m["gap_count"] = float((holes >= name_rules().min_gap).sum()) if has_dev else None
     idle = tuple(Gap((a + dev_start) * NS, length * NS)
-                 for a, length in _gaps(d_start - dev_start, d_end - dev_start, span_ns))
+                 for a, length in gaps(d_start - dev_start, d_end - dev_start, span_ns))
     del d_start, d_end, holes  # a segment each time the device idles: millions in a long trace
 
     # per category: busy (mean per unit; Host: the file's union), commands, bytes, bandwidth

@@ -162,14 +162,15 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
                      for key, title, _ in ENGINES if (groups[key] & dev.inside).any()}
     edges, shares = timeline(rows_by_title, length, TIMELINE_BINS) if length > 0 else ((), {})
     merged = segments(clipped_work[0] - w0, clipped_work[1])
-    merged_list = [(a, b) for a, b in zip(merged[0].tolist(), merged[1].tolist(), strict=True) if b > a]
+    lasting = merged[1] > merged[0]  # an instant's zero-length segment splits no gap
+    merged = merged[0][lasting], merged[1][lasting]
     copies = memory & dev.inside & np.isfinite(dev.bytes)
     counts, _ = np.histogram(dev.bytes[copies], bins=np.array(DMA_SIZE_EDGES, dtype=float))
     summary = TraceSummary(
         events=events, span=length * NS, engines=tuple(engines), busy_union=m["device_busy"],
         dma_size_edges=DMA_SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
         timeline_edges=tuple((e + w0) * NS for e in edges), timeline=shares,
-        gaps=tuple(Gap((a + w0) * NS, n * NS) for a, n in gaps(merged_list, length)) if merged_list
+        gaps=tuple(Gap((a + w0) * NS, n * NS) for a, n in gaps(*merged, length)) if len(merged[0])
         else ((Gap(w0 * NS, length * NS),) if length > 0 else ()),
         warnings=_warnings(trace, w), dma_busy=m["memory_op_time"], compute_busy=m["compute_time"],
         dma_exposed=m["memory_op_exposed"], skipped=skipped, last_event_end=w.span_end * NS,
