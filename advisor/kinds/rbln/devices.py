@@ -9,7 +9,8 @@ from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.knowledge import track_rules
 from advisor.kinds.rbln.slices import Slices
-from advisor.kinds.rbln.unions import grouped_union, per_unit, rows_of
+from advisor.kinds.rbln.unions import per_unit
+from advisor.metrics.grouped import rows_of, union
 
 NS = 1e-9
 # the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
@@ -29,7 +30,7 @@ def _number(label: str, fallback: int) -> int:
 
 def _per_device(s: Slices, mask: Any) -> Any:
     rows = rows_of(mask)
-    return grouped_union(s, rows, s.device[rows], len(s.devices))
+    return union(s, rows, s.device[rows], len(s.devices))
 
 
 def sync_wait_skew(s: Slices, sync: Any) -> float | None:

@@ -20,9 +20,9 @@ from advisor.kinds.rbln.layers import Masks, layer_figures
 from advisor.kinds.rbln.naming import name_rules, parse
 from advisor.kinds.rbln.sequences import sequence_figures
 from advisor.kinds.rbln.slices import Part, Slices, borrow, build, give_back, lent_parts
-from advisor.kinds.rbln.unions import grouped_union, one_group_segments, per_unit, per_unit_groups, rows_of
+from advisor.kinds.rbln.unions import per_unit, per_unit_groups
 from advisor.metrics.critical_path import critical_path
-from advisor.metrics.grouped import covered
+from advisor.metrics.grouped import covered, one_group_segments, rows_of, union
 from advisor.metrics.intervals import gaps, segments, timeline, usable
 
 NS = 1e-9
@@ -235,7 +235,7 @@ def _summarize(trace: EventTrace, s: Slices, skipped: dict[str, int],
     scope = s.category.astype(wide) * scopes
     scope += np.multiply(s.device, len(s.chiplets), dtype=wide)
     scope += s.chiplet
-    scope_sum = grouped_union(s, np.arange(len(s), dtype=np.int32), scope,
+    scope_sum = union(s, np.arange(len(s), dtype=np.int32), scope,
                               len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
     del scope
     h_start, h_end = _merged(s, host)

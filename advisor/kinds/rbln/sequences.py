@@ -13,8 +13,8 @@ from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.rbln import KIND
 from advisor.kinds.rbln.naming import ParsedNames
 from advisor.kinds.rbln.slices import Slices
-from advisor.kinds.rbln.unions import per_unit_groups, rows_of, unit_view
-from advisor.metrics.grouped import segments
+from advisor.kinds.rbln.unions import per_unit_groups, unit_view
+from advisor.metrics.grouped import rows_of, segments
 
 NS = 1e-9
 # the columns in the order of their values (their titles and units: data/report.yaml breakdowns)

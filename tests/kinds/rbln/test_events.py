@@ -366,7 +366,8 @@ def test_critical_path_matches_ids_beyond_32_bits_exactly(offset):
 
 def test_unions_per_unit_and_group_match_a_plain_reference():
     from advisor.kinds.rbln.slices import Part, build
-    from advisor.kinds.rbln.unions import per_unit_groups, union
+    from advisor.kinds.rbln.unions import per_unit_groups
+    from advisor.metrics.grouped import union
 
     rng = np.random.default_rng(7)
     n = 400

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 from tests_support import SAMPLES
 
-from advisor.kinds.rbln import events, slices, unions
+from advisor.kinds.rbln import events, slices
 from advisor.kinds.rbln.adapters import load_trace
-from advisor.metrics.grouped import ordered, segments, union
+from advisor.metrics import grouped
+from advisor.metrics.grouped import ordered, segments
 
 
 @pytest.fixture(scope="module")
@@ -108,16 +109,17 @@ def test_batched_unions_are_the_plain_unions_bit_for_bit(monkeypatch):
     rng = np.random.default_rng(11)
     for _ in range(300):
         t = _table(rng, int(rng.integers(0, 300)))
-        monkeypatch.setattr(unions, "BATCH", int(rng.integers(1, 40)))
+        monkeypatch.setattr(grouped, "BATCH", int(rng.integers(1, 40)))
         mask = rng.random(len(t.start)) < rng.random()
         rows = np.flatnonzero(mask)
-        assert np.array_equal(unions.rows_of(mask), rows) and unions.rows_of(mask).dtype == np.int32
+        assert np.array_equal(grouped.rows_of(mask), rows) and grouped.rows_of(mask).dtype == np.int32
         merged = segments(t, rows, np.zeros(len(rows), dtype=np.int64))
-        one = unions.one_group_segments(t, rows)
+        one = grouped.one_group_segments(t, rows)
         assert merged[0].tobytes() == one[0].tobytes() and merged[1].tobytes() == one[1].tobytes()
         groups = int(rng.integers(1, 8))
         key = rng.choice(groups, len(rows), p=rng.dirichlet(np.ones(groups) * 0.3))
-        assert union(t, rows, key, groups).tobytes() == unions.grouped_union(t, rows, key, groups).tobytes()
+        at_once = grouped._union_at_once(t, rows, key, groups)
+        assert at_once.tobytes() == grouped.union(t, rows, key, groups).tobytes()
 
 
 def test_sequence_pairs_from_a_table_are_np_unique():
