@@ -66,6 +66,22 @@ def first_rows(values: Any, size: int) -> Any:
 
 
 @dataclass(frozen=True)
+class Kept:
+    """A per-event column of a trace's tables (RBLN: bytes, cycles) kept only from the first to the last table
+    that carries it: `values` over table-order positions [start, start + len(values))."""
+
+    values: Any
+    start: int
+
+    def covers(self, a: int, b: int) -> bool:
+        return self.start <= a and b <= self.start + len(self.values)
+
+    def of_table(self, a: int, b: int) -> Any:
+        """The values of table positions [a, b), or None when the table lies outside the kept part."""
+        return self.values[a - self.start:b - self.start] if self.covers(a, b) else None
+
+
+@dataclass(frozen=True)
 class Codes:
     """A column of repeated strings as integer codes into `names`."""
 

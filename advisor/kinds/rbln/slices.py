@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.events import EventTrace, code_type, int32_if_fits
+from advisor.core.events import EventTrace, Kept, code_type, int32_if_fits
 from advisor.kinds.rbln.knowledge import OTHER, categories
 from advisor.metrics.grouped import end_order
 
@@ -210,20 +210,20 @@ CARRIED = ("bytes", "cycles")  # kept for some tables only: the table reads them
 
 @dataclass(frozen=True)
 class Gathered:
-    """A per-row column (bytes, cycles) read through the rows' positions in the trace's table order, where it
-    is kept only for the tables that carry it: `column[rows]` is a new float64 array (NaN where none)."""
+    """A `Kept` column read through the rows' positions in table order: `column[rows]` is a new float64 array
+    (NaN where none)."""
 
     position: Any  # each row's position in table order
-    values: Any  # the column over positions [start, start + len(values))
-    start: int
+    kept: Kept
 
     def __getitem__(self, rows: Any) -> Any:
         import numpy as np
 
-        at = self.position[rows] - self.start
+        values = self.kept.values
+        at = self.position[rows] - self.kept.start
         out = np.full(len(at), np.nan)
-        inside = (at >= 0) & (at < len(self.values))
-        out[inside] = self.values[at[inside]]
+        inside = (at >= 0) & (at < len(values))
+        out[inside] = values[at[inside]]
         return out
 
 
@@ -266,8 +266,7 @@ def borrow(parts: list[Part], columns: dict[str, Any]) -> tuple[Slices, Any, Any
             merged[key] = column[:usable_rows]
         order = int32_if_fits(order)  # kept until the columns are given back
         for key in CARRIED:
-            values, start = columns[key]
-            merged[key] = Gathered(order[:usable_rows], values, start)
+            merged[key] = Gathered(order[:usable_rows], columns[key])
         if merged["ident"].dtype != np.int32:
             merged["ident"] = int32_if_fits(merged["ident"])
         return _finish(merged, labels), unusable, order
@@ -338,9 +337,9 @@ def lent_parts(trace: EventTrace) -> tuple[list[Part], dict[str, Any]] | None:
         if not all(_is_view(views[k], columns[k], at, len(table)) for k in BORROWED):
             return None
         for k in CARRIED:  # a view where the table is inside the kept part, else None
-            values, start = columns[k]
-            inside = start <= at and at + len(table) <= start + len(values)
-            if not (_is_view(views[k], values, at - start, len(table)) if inside else views[k] is None):
+            kept = columns[k]
+            if not (_is_view(views[k], kept.values, at - kept.start, len(table)) if kept.covers(at, at + len(table))
+                    else views[k] is None):
                 return None
         at += len(table)
         parts.append(Part(key, table.start, table.duration, table.name.codes, table.name.names, table.track.codes,
@@ -354,8 +353,7 @@ def lent_parts(trace: EventTrace) -> tuple[list[Part], dict[str, Any]] | None:
 def _is_carried(found: Any) -> bool:
     import numpy as np
 
-    return isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], np.ndarray) \
-        and found[0].ndim == 1 and isinstance(found[1], int)
+    return isinstance(found, Kept) and isinstance(found.values, np.ndarray) and found.values.ndim == 1
 
 
 def _is_view(view: Any, column: Any, at: int, n: int) -> bool:

@@ -53,8 +53,8 @@ def test_bytes_and_cycles_are_kept_only_where_tables_carry_them(profile):
     assert tables["host"].bytes is None and tables["neural_engine"].bytes is None
     assert all(t.extra["cycles"] is None for key, t in tables.items() if key != "neural_engine")
     assert np.isfinite(tables["neural_engine"].extra["cycles"]).all() and np.isfinite(tables["task_dma"].bytes).all()
-    values, start = profile.trace.extra["columns"]["bytes"]
-    assert len(values) < len(profile.trace.extra["columns"]["start"]) and start > 0  # not a column per slice
+    kept = profile.trace.extra["columns"]["bytes"]
+    assert len(kept.values) < len(profile.trace.extra["columns"]["start"]) and kept.start > 0  # not one per slice
 
 
 def test_the_analysis_sorts_the_trace_in_place_gives_it_back_and_measures_as_a_copy_would(profile, monkeypatch):

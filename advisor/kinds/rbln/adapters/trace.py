@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.events import Codes, EventTable, EventTrace, code_type, first_rows, int32_if_fits
+from advisor.core.events import Codes, EventTable, EventTrace, Kept, code_type, first_rows, int32_if_fits
 from advisor.core.model import Profile, SourceInfo
 from advisor.inputs.perfetto.flows import flow_edges
 from advisor.inputs.perfetto.names import Names, NameTable
@@ -263,23 +263,18 @@ def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     return out
 
 
-def _carried(values: Any, bounds: Any) -> tuple[Any, int]:
+def _carried(values: Any, bounds: Any) -> Kept:
     """A per-slice column in table order (NaN where a slice has no value) kept only from the first to the
     last table that has a value, and where that part starts: the tables outside it carry none (None)."""
     import numpy as np
 
     known = ~np.isnan(values)
     if not known.any():
-        return values[:0].copy(), 0
+        return Kept(values[:0].copy(), 0)
     first, last = int(np.argmax(known)), len(known) - 1 - int(np.argmax(known[::-1]))
     lo = int(bounds[np.searchsorted(bounds, first, side="right") - 1])
     hi = int(bounds[np.searchsorted(bounds, last, side="right")])
-    return values[lo:hi].copy(), lo
-
-
-def _of_table(carried: tuple[Any, int], a: int, b: int) -> Any:
-    values, lo = carried
-    return values[a - lo:b - lo] if lo <= a and b <= lo + len(values) else None
+    return Kept(values[lo:hi].copy(), lo)
 
 
 def build(path: Path, result: ReadResult) -> Profile:
@@ -327,8 +322,8 @@ def build(path: Path, result: ReadResult) -> Profile:
     tables: dict[str, EventTable] = {}
     # the tables are consecutive views of these columns, in table order: the event analysis may sort them in
     # place (and put them back) instead of copying every column (kinds/rbln/slices.py `borrow`)
-    # Bytes and cycles are kept only for the tables that carry them (transfers, Neural Engine commands):
-    # (values, where they start in table order); a table outside has None.
+    # Bytes and cycles are kept only for the tables that carry them (transfers, Neural Engine commands); a
+    # table outside has None.
     carried = {key: _carried(cols.pop(key), bounds) for key in ("bytes", "cycles")}
     shared = {"start": cols["start"], "duration": cols["duration"], "name": names.codes, "ident": order_by,
               **carried}
@@ -339,8 +334,8 @@ def build(path: Path, result: ReadResult) -> Profile:
         tr = track[a:b]
         tables[key] = EventTable(
             start=cols["start"][a:b], duration=cols["duration"][a:b], track=_codes(tr, paths),
-            name=Codes(names.codes[a:b], names.names), bytes=_of_table(carried["bytes"], a, b),
-            extra={"cycles": _of_table(carried["cycles"], a, b), "device": _codes(tr, devices),
+            name=Codes(names.codes[a:b], names.names), bytes=carried["bytes"].of_table(a, b),
+            extra={"cycles": carried["cycles"].of_table(a, b), "device": _codes(tr, devices),
                    "chiplet": _codes(tr, chiplets), "id": order_by[a:b]})
 
     seen: dict[str, list[Any]] = {}
