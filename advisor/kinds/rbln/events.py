@@ -236,7 +236,7 @@ def _summarize(trace: EventTrace, s: Slices, skipped: dict[str, int],
     scope += np.multiply(s.device, len(s.chiplets), dtype=wide)
     scope += s.chiplet
     scope_sum = union(s, np.arange(len(s), dtype=np.int32), scope,
-                              len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
+                      len(cats) * scopes).reshape(len(cats), scopes).sum(axis=1)
     del scope
     h_start, h_end = _merged(s, host)
     host_union = float((h_end - h_start).sum())
