@@ -76,6 +76,14 @@ def test_pdf_has_the_key_numbers_of_seed_002(renders):
         assert needle in text, needle
 
 
+def test_a_findings_condition_spans_the_text_width_not_its_evidence_tables(renders):
+    """The condition is the evidence table's caption, and a caption is as wide as its table: over a two-column
+    table it wrapped at about 40 characters (seven lines for one condition). Captioned tables take the text width."""
+    firsts = [line for page in PdfReader(io.BytesIO(renders.pdf(MP2))).pages
+              for line in (page.extract_text() or "").splitlines() if line.startswith("Condition: ")]
+    assert firsts and all(len(line) >= 70 for line in firsts), firsts
+
+
 def test_letter_page_size(renders):
     path = SAMPLES / "compute_bound_tuned" / "summary.json"
     box = PdfReader(io.BytesIO(renders.pdf(path, page_size="letter"))).pages[0].mediabox
