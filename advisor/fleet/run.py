@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from advisor.api import AnalyzeOptions, load_analysis
 from advisor.core.errors import AdvisorError
@@ -26,14 +26,6 @@ from advisor.fleet.rows import Item, Outcome, error_outcome, headline_metrics, o
 from advisor.fleet.store import Store, Stored, StoreError, write_analysis
 from advisor.fleet.store_parts import prepare_commit
 from advisor.packs.load import PackCache
-
-
-class _HasSize(Protocol):
-    @property
-    def size(self) -> int: ...
-
-
-Batchable = TypeVar("Batchable", bound=_HasSize)  # a profile to batch: a Candidate or an Item
 
 
 @dataclass(frozen=True)
@@ -112,7 +104,7 @@ def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome
     return outcomes
 
 
-def batches(candidates: Sequence[Batchable], workers: int, settings: dict[str, int]) -> Iterator[list[Batchable]]:
+def batches(candidates: Sequence[Candidate], workers: int, settings: dict[str, int]) -> Iterator[list[Candidate]]:
     """Tasks of profiles in the order found: full traces (files of `trace_bytes` or more) up to
     `traces_per_task` a task, the smaller profiles up to `max_per_task`; fewer when there are few, so each
     worker gets several tasks; never more than `task_bytes` a task (a larger file is a task of its own).
@@ -124,11 +116,11 @@ def batches(candidates: Sequence[Batchable], workers: int, settings: dict[str, i
     yield from sorted(tasks, key=lambda task: -sum(c.size for c in task))  # stable: ties in the order found
 
 
-def _grouped(candidates: Sequence[Batchable], workers: int, most: int,
-             settings: dict[str, int]) -> list[list[Batchable]]:
+def _grouped(candidates: Sequence[Candidate], workers: int, most: int,
+             settings: dict[str, int]) -> list[list[Candidate]]:
     """Runs of consecutive candidates: `most` at a time, or fewer so each worker gets `tasks_per_worker`."""
     count = max(1, min(most, math.ceil(len(candidates) / max(1, workers * settings["tasks_per_worker"]))))
-    tasks: list[list[Batchable]] = []
+    tasks: list[list[Candidate]] = []
     weight = 0
     for candidate in candidates:
         if not tasks or len(tasks[-1]) >= count or weight + candidate.size > settings["task_bytes"]:

@@ -23,8 +23,7 @@ from advisor.core.errors import AdvisorError
 from advisor.core.serialize import dumps, read_if_analysis
 from advisor.fleet.attempts import records
 from advisor.fleet.cluster import executor
-from advisor.fleet.discover import discover, run_settings
-from advisor.fleet.rows import Item
+from advisor.fleet.discover import Candidate, discover, run_settings
 from advisor.fleet.run import SerialExecutor, batches, run_fleet
 from advisor.fleet.store import Store
 from advisor.kinds import names as kind_names
@@ -114,14 +113,14 @@ def test_the_client_loads_the_commit_libraries_ahead_only_when_tasks_are_out(tmp
 def test_tasks_group_a_few_full_traces_or_many_summaries_and_the_largest_run_first():
     kib, mib = 1024, 1024 * 1024
     sizes = [7 * kib] * 6 + [80 * mib] + [12 * mib] * 4 + [1 * mib] * 2 + [7 * kib]  # summaries, traces, a summary
-    items = [Item(Path(f"p{i}"), f"{i:064x}", size, 0) for i, size in enumerate(sizes)]
+    candidates = [Candidate(Path(f"p{i}"), size, 0) for i, size in enumerate(sizes)]
     settings = {"max_per_task": 64, "traces_per_task": 3, "trace_bytes": 256 * kib, "task_bytes": 64 * mib,
                 "tasks_per_worker": 2}
-    tasks = [[int(item.path.name[1:]) for item in task] for task in batches(items, 2, settings)]
+    tasks = [[int(c.path.name[1:]) for c in task] for task in batches(candidates, 2, settings)]
     # 7 traces for 2 workers × 2 tasks: 2 a task, the 80 MiB one alone (over 64 MiB), and the next one too
     # (80 + 12 MiB); the 7 summaries 2 a task as well; the largest tasks first
     assert tasks == [[6], [7, 8], [9, 10], [11, 12], [0, 1], [2, 3], [4, 5], [13]]
-    many = [Item(Path(f"t{i}"), f"{i:064x}", 1 * mib, 0) for i in range(40)]
+    many = [Candidate(Path(f"t{i}"), 1 * mib, 0) for i in range(40)]
     assert [len(task) for task in batches(many, 2, settings)] == [3] * 13 + [1]  # traces_per_task at most
 
 
