@@ -30,6 +30,7 @@ the number of profiles.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import shlex
@@ -39,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,6 +217,63 @@ def alternated(commands: dict[str, tuple[list[str], Path | None]], repeat: int
                        statistics.median(r.others for r in rs)) for label, rs in runs.items()}, ratios
 
 
+@contextlib.contextmanager
+def work_folder(prefix: str, keep: bool, given: Path | None) -> Iterator[Path]:
+    """A new temporary folder for the generated profiles and the stores, removed afterwards unless `keep`. Only
+    this folder is ever removed: a `--folder` the user gave (`given`) is written into only when it is empty or
+    absent, and kept."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        yield work
+    finally:
+        if keep:
+            print(f"kept {work}" + (f" and {given}" if given else ""))
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def print_machine() -> None:
+    """The versions, cores and load the figures were measured with."""
+    import dask
+    import distributed
+
+    print(f"python {platform.python_version()}, dask {dask.__version__}, distributed {distributed.__version__}, "
+          f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+
+
+def serial_and_cluster(folder: Path, work: Path, workers: int, repeat: int) -> tuple[Run, Run, list[float]]:
+    """(a) serial and (b) on a LocalCluster of `workers`, taking turns, each on a fresh store under `work`:
+    their runs and each round's speedup."""
+    serial_store, cluster_store = work / "S1", work / "S2"
+    walls, rounds = alternated({"(a) serial": (fleet(folder, serial_store, 1), serial_store),
+                                f"(b) {workers} workers": (fleet(folder, cluster_store, workers), cluster_store)},
+                               repeat)
+    serial, cluster = walls.values()
+    print(f"    stores: {stored(serial_store)}; {stored(cluster_store)}")
+    return serial, cluster, rounds
+
+
+def on_standing_cluster(folder: Path, work: Path, workers: int, repeat: int) -> Run:
+    """(b') the same fleet on `workers` dask workers already up, on a fresh store under `work`."""
+    standing = StandingCluster(workers, work)
+    try:
+        store = work / "S3"
+        run = timed(f"(b') {workers} workers already up", fleet(folder, store, None, standing.address), repeat, store)
+        print(f"    store: {stored(store)}")
+        return run
+    finally:
+        standing.close()
+
+
+def print_runs(rows: list[tuple[str, Run]]) -> None:
+    """The runs as a Markdown table."""
+    print("| run | wall s | CPU s | client peak RSS MiB | largest worker peak MiB | other load (cores) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, r in rows:
+        worker = f"{r.worker_rss / MIB:.0f}" if r.worker_rss else "–"
+        print(f"| {name} | {r.wall:.2f} | {r.cpu:.1f} | {r.client_rss / MIB:.0f} | {worker} | {r.others:.2f} |")
+
+
 def print_speedups(serial: Run, cluster: Run, rounds: list[float], warm: Run | None) -> None:
     """The cluster's speedups over the serial run against the 1.7× target, and a warning when other
     processes kept the machine busy meanwhile."""
@@ -252,28 +311,12 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated profiles and the stores")
     args = parser.parse_args()
 
-    import dask
-    import distributed
-
-    print(f"python {platform.python_version()}, dask {dask.__version__}, distributed {distributed.__version__}, "
-          f"{os.cpu_count()} CPUs", flush=True)
-    work = Path(tempfile.mkdtemp(prefix="advisor-fleet-"))
-    try:
+    print_machine()
+    with work_folder("advisor-fleet-", args.keep, args.folder) as work:
         folder = profiles_in(args.folder or work / "profiles", args.count)
-        serial_store, cluster_store = work / "S1", work / "S2"
-        walls, rounds = alternated({"(a) serial": (fleet(folder, serial_store, 1), serial_store),
-                                    f"(b) {args.workers} workers": (fleet(folder, cluster_store, args.workers),
-                                                                    cluster_store)}, args.repeat)
-        serial, cluster = walls.values()
-        print(f"    stores: {stored(serial_store)}; {stored(cluster_store)}")
-        standing = StandingCluster(args.workers, work)
-        try:
-            warm_store = work / "S3"
-            warm = timed(f"(b') {args.workers} workers already up", fleet(folder, warm_store, None, standing.address),
-                         args.repeat, warm_store)
-            print(f"    store: {stored(warm_store)}")
-        finally:
-            standing.close()
+        serial, cluster, rounds = serial_and_cluster(folder, work, args.workers, args.repeat)
+        warm = on_standing_cluster(folder, work, args.workers, args.repeat)
+        cluster_store = work / "S2"
         rerun = timed("(c) re-run of (b), nothing changed", fleet(folder, cluster_store, args.workers), args.repeat)
         print(f"    store: {stored(cluster_store)}")
 
@@ -291,14 +334,10 @@ def main() -> int:
 
         share = rerun.wall / cluster.wall  # the first run of the same store
         print()
-        print("| run | wall s | CPU s | client peak RSS MiB | largest worker peak MiB | other load (cores) |")
-        print("|---|---:|---:|---:|---:|---:|")
-        for name, r in ((f"(a) serial, {args.count} profiles", serial),
-                        (f"(b) {args.workers} workers, {args.count} profiles", cluster),
-                        (f"(b') {args.workers} workers already up, {args.count} profiles", warm),
-                        ("(c) re-run of (b), nothing changed", rerun)):
-            worker = f"{r.worker_rss / MIB:.0f}" if r.worker_rss else "–"
-            print(f"| {name} | {r.wall:.2f} | {r.cpu:.1f} | {r.client_rss / MIB:.0f} | {worker} | {r.others:.2f} |")
+        print_runs([(f"(a) serial, {args.count} profiles", serial),
+                    (f"(b) {args.workers} workers, {args.count} profiles", cluster),
+                    (f"(b') {args.workers} workers already up, {args.count} profiles", warm),
+                    ("(c) re-run of (b), nothing changed", rerun)])
         print()
         print(f"| profiles | fleet run: client peak RSS MiB ({args.workers} workers) | wall s "
               "| overview alone (-o .json): peak RSS MiB | wall s |")
@@ -316,11 +355,6 @@ def main() -> int:
               f"{high.client_rss / MIB:.0f} MiB at {max(memory):,} ({growth:+.0%}; flat: within ±15 % — "
               f"{'met' if abs(growth) <= 0.15 else 'NOT met'})")
         return 0
-    finally:
-        if args.keep:
-            print(f"kept {work}" + (f" and {args.folder}" if args.folder else ""))
-        else:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -26,19 +26,25 @@ on an otherwise idle machine: each run prints how many cores other processes kep
 from __future__ import annotations
 
 import argparse
-import os
-import platform
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "samples"))
 
-from fleet import MIB, Run, StandingCluster, advisor, alternated, fleet, print_speedups, stored, timed  # siblings
+from fleet import (  # siblings
+    Run,
+    advisor,
+    on_standing_cluster,
+    print_machine,
+    print_runs,
+    print_speedups,
+    serial_and_cluster,
+    timed,
+    work_folder,
+)
 
 NIGHTS = ("2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20")
 NEURON_MIB = (8.0, 16.0)  # legacy JSON sizes: ≈ 70–105 ms of analysis each
@@ -113,13 +119,8 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the generated traces and the stores")
     args = parser.parse_args()
 
-    import dask
-    import distributed
-
-    print(f"python {platform.python_version()}, dask {dask.__version__}, distributed {distributed.__version__}, "
-          f"{os.cpu_count()} CPUs; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    work = Path(tempfile.mkdtemp(prefix="advisor-fleet-traces-"))
-    try:
+    print_machine()
+    with work_folder("advisor-fleet-traces-", args.keep, args.folder) as work:
         folder = args.folder or work / "traces"
         traces = traces_in(folder, args.count)
         size = sum(p.stat().st_size for p in traces)
@@ -137,44 +138,21 @@ def main() -> int:
         print(f"(0) the analysis alone: {sys.executable} -c ANALYSIS_ALONE TRACE…", flush=True)
         subprocess.run([sys.executable, "-c", ANALYSIS_ALONE, *map(str, ends)], check=True)
 
-        serial_store, cluster_store = work / "S1", work / "S2"
-        walls, rounds = alternated({"(a) serial": (fleet(folder, serial_store, 1), serial_store),
-                                    f"(b) {args.workers} workers": (fleet(folder, cluster_store, args.workers),
-                                                                    cluster_store)}, args.repeat)
-        serial, cluster = walls.values()
-        print(f"    stores: {stored(serial_store)}; {stored(cluster_store)}")
-        warm = None
-        if not args.no_standing:
-            standing = StandingCluster(args.workers, work)
-            try:
-                warm_store = work / "S3"
-                warm = timed(f"(b') {args.workers} workers already up",
-                             fleet(folder, warm_store, None, standing.address), args.repeat, warm_store)
-                print(f"    store: {stored(warm_store)}")
-            finally:
-                standing.close()
+        serial, cluster, rounds = serial_and_cluster(folder, work, args.workers, args.repeat)
+        warm = None if args.no_standing else on_standing_cluster(folder, work, args.workers, args.repeat)
 
         print()
-        print("| run | wall s | CPU s | client peak RSS MiB | largest worker peak MiB | other load (cores) |")
-        print("|---|---:|---:|---:|---:|---:|")
         rows = [(f"(0) `advisor report` of one {name} trace", r) for name, r in singles.items()]
         rows += [(f"(a) serial, {len(traces)} traces", serial), (f"(b) {args.workers} workers, {len(traces)} traces",
                                                                   cluster)]
         if warm is not None:
             rows.append((f"(b') {args.workers} workers already up, {len(traces)} traces", warm))
-        for name, r in rows:
-            worker = f"{r.worker_rss / MIB:.0f}" if r.worker_rss else "–"
-            print(f"| {name} | {r.wall:.2f} | {r.cpu:.1f} | {r.client_rss / MIB:.0f} | {worker} | {r.others:.2f} |")
+        print_runs(rows)
         print()
         print(f"per trace, serially: {1000 * serial.wall / len(traces):.0f} ms wall, "
               f"{1000 * serial.cpu / len(traces):.0f} ms CPU (start-up, discovery and hashing included)")
         print_speedups(serial, cluster, rounds, warm)
         return 0
-    finally:
-        if args.keep:
-            print(f"kept {work}" + (f" and {args.folder}" if args.folder else ""))
-        else:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
