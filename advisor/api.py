@@ -45,6 +45,26 @@ class AnalyzeOptions:
     kind: str | None = None  # --kind NAME: read the input as this profile kind instead of detecting it
 
 
+def paths_read(inputs: Sequence[Path], options: AnalyzeOptions) -> list[Path]:
+    """Every file or folder a run with these options reads: the inputs, the investigation context, the rule
+    packs and the settings file. An output is none of them and lies inside none (report.output.check_output),
+    whether the CLI or the notebook API writes it."""
+    return [*inputs, *((options.context,) if options.context else ()), *options.rule_paths,
+            *((options.config,) if options.config else ())]
+
+
+def check_compare_inputs(paths: object, labels: Sequence[str] | None) -> None:
+    """Two or more inputs, given as a list (a lone path is not iterated letter by letter), and a label for
+    each when labels are given."""
+    if isinstance(paths, (str, bytes, os.PathLike)) or not isinstance(paths, Sequence):
+        raise AdvisorError("compare", f"give a list of two or more inputs, not {type(paths).__name__} "
+                                      f"{str(paths)[:80]!r}")
+    if len(paths) < 2:
+        raise AdvisorError("compare", "give at least two inputs: BEFORE AFTER [MORE ...]")
+    if labels and len(labels) != len(paths):
+        raise AdvisorError("--label", f"{len(labels)} labels for {len(paths)} inputs; give one per input")
+
+
 def _notes(profile: Profile, analysis_hw: object, metrics: dict, chosen_by: str) -> list[str]:
     notes = list(profile.notes)
     if analysis_hw is None:
@@ -368,5 +388,5 @@ def default_labels(paths: Sequence[Path]) -> list[str]:
     return [f"{p.parent.name}/{p.stem}" if stems.count(p.stem) > 1 else p.stem for p in paths]
 
 
-__all__ = ["AnalyzeOptions", "analyze", "analyze_profile", "compare_inputs", "default_labels",
-           "load_analysis"]
+__all__ = ["AnalyzeOptions", "analyze", "analyze_profile", "check_compare_inputs", "compare_inputs",
+           "default_labels", "load_analysis", "paths_read"]

@@ -19,24 +19,18 @@ from advisor.core.errors import AdvisorError
 from advisor.core.model import Analysis, Finding
 from advisor.engine.evaluate import Selection
 from advisor.kinds import LoadOptions
-from advisor.report.output import write_report
+from advisor.report.output import FORMATS, checked_format, write_report
 from advisor.report.render import Rendered, render, render_comparison
 
 if TYPE_CHECKING:
     import pandas
 
-FORMATS = ("md", "html", "pdf", "json")
-
-
-def _format(path: Path) -> str:
-    fmt = path.suffix.lower().lstrip(".")
-    if fmt not in FORMATS:
-        raise AdvisorError(str(path), f"unknown output format '{path.suffix}': use .md, .html, .pdf or .json")
-    return fmt
-
 
 class _Report:
-    """What a result shows and saves: its report in each format, by the one renderer it names."""
+    """What a result shows and saves: its report in each format, by the one renderer it names. `read` is every
+    file and folder the result was made from: `save` never writes onto, into or beside one of them."""
+
+    read: tuple[Path, ...]
 
     def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
         raise NotImplementedError
@@ -49,10 +43,15 @@ class _Report:
         """The report as one self-contained HTML page, charts inline."""
         return self._render("html", None, page_size).main.decode("utf-8")
 
-    def save(self, path: str | Path) -> Path:
-        """Write it by the file's ending: .md (with its charts), .html, .pdf or .json; all or nothing."""
+    def save(self, path: str | Path, format: str | None = None) -> Path:
+        """Write it by the file's ending (.md with its charts, .html, .pdf or .json) or by `format`, all or
+        nothing, under the CLI's output rules (report.output.checked_format): never onto an input, inside a
+        folder read, or with a chart folder that holds an input; `result.save("findings.md")`."""
         target = Path(path)
-        rendered = self._render(_format(target), target)
+        if format is not None and format not in set(FORMATS.values()):
+            raise AdvisorError("format=", f"'{format}' is not one of md, json, html, pdf")
+        fmt = checked_format(target, format, self.read, target.name, flag="format=")
+        rendered = self._render(fmt, target)
         write_report(target, rendered.main, rendered.files, rendered.folder)
         return target
 
@@ -65,6 +64,7 @@ class Result(_Report):
     """One input's analysis, as `advisor report` would write it."""
 
     analysis: Analysis
+    read: tuple[Path, ...] = ()
 
     def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
         return render(self.analysis, fmt, output, page_size)
@@ -89,6 +89,7 @@ class ComparisonResult(_Report):
     """Two attempts compared (before, after), or a series of three or more."""
 
     comparison: Comparison | Series
+    read: tuple[Path, ...] = ()
 
     def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
         return render_comparison(self.comparison, fmt, output, page_size)
@@ -111,7 +112,7 @@ def analyze(path: str | Path, *, hardware: str | None = None, rules: Sequence[st
     """Analyse a profile of any kind (or re-read a saved analysis JSON). The keywords are the CLI's options:
     `params={"weight-reload.min_ratio": 4}` is `--set weight-reload.min_ratio=4`."""
     options = _options(hardware, rules, select, ignore, params, context, kind, entry)
-    return Result(api.load_analysis(Path(path), options, jobs))
+    return Result(api.load_analysis(Path(path), options, jobs), tuple(api.paths_read([Path(path)], options)))
 
 
 def compare(paths: Sequence[str | Path], *, labels: Sequence[str] | None = None, noise: float = DEFAULT_NOISE,
@@ -119,7 +120,8 @@ def compare(paths: Sequence[str | Path], *, labels: Sequence[str] | None = None,
             ignore: Sequence[str] = (), params: Mapping[str, float] | None = None,
             kind: str | None = None) -> ComparisonResult:
     """Compare two attempts (before, after) or a series of three or more, as `advisor compare` does."""
+    api.check_compare_inputs(paths, labels)
     found = [Path(p) for p in paths]
     options = _options(hardware, rules, select, ignore, params, None, kind, None)
     names = list(labels) if labels is not None else api.default_labels(found)
-    return ComparisonResult(api.compare_inputs(found, names, options, noise))
+    return ComparisonResult(api.compare_inputs(found, names, options, noise), tuple(api.paths_read(found, options)))

@@ -45,6 +45,6 @@ def test_an_unknown_output_ending_is_one_clear_error(tmp_path):
     from advisor.core.errors import AdvisorError
 
     result = advisor.analyze(ROOT / "samples" / "mp2_energy" / "summary.json")
-    with pytest.raises(AdvisorError, match=r"unknown output format '\.docx'"):
+    with pytest.raises(AdvisorError, match=r"cannot tell the output format from '\.docx'"):
         result.save(tmp_path / "r.docx")
     assert list(tmp_path.iterdir()) == []

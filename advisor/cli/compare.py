@@ -12,22 +12,20 @@ from advisor.cli.output import emit, output_format
 
 
 def compare(args: argparse.Namespace) -> int:
-    from advisor.api import compare_inputs, default_labels
-    from advisor.core.errors import AdvisorError
+    from advisor.api import check_compare_inputs, compare_inputs, default_labels, paths_read
     from advisor.gates import compare_gates
     from advisor.report.render import render_comparison
 
-    if len(args.inputs) < 2:
-        raise AdvisorError("compare", "give at least two inputs: BEFORE AFTER [MORE ...]")
-    if args.label and len(args.label) != len(args.inputs):
-        raise AdvisorError("--label", f"{len(args.label)} labels for {len(args.inputs)} inputs; give one per input")
+    check_compare_inputs(args.inputs, args.label)
     noise = options.noise(args)
     inputs, stored = _store_inputs(args.inputs, args.store)
-    fmt = output_format(args, inputs, "compare.pdf", protected=[args.store] if args.store else [])
+    analyze_options = options.analyze_options(args, options.settings(args))
+    fmt = output_format(args, paths_read(inputs, analyze_options), "compare.pdf",
+                        protected=[args.store] if args.store else [])
     labels = args.label or [stored.get(i) or label for i, label in enumerate(default_labels(args.inputs))]
     with options.chart_drawer(args, fmt) as drawer:
-        result = compare_inputs(inputs, labels, options.analyze_options(args, options.settings(args)),
-                                noise=noise, shaping=options.analysis_flags_given(args))
+        result = compare_inputs(inputs, labels, analyze_options, noise=noise,
+                                shaping=options.analysis_flags_given(args))
         failures = compare_gates(result, args.fail_on_regression, args.fail_on_new)  # may refuse: before writing
         emit(args, render_comparison(result, fmt, args.output, args.page_size, drawer))
     for failure in failures:

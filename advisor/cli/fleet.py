@@ -39,13 +39,15 @@ def _check_workers(workers: int | None) -> None:
 
 
 def fleet(args: argparse.Namespace) -> int:
+    from advisor.api import paths_read
     from advisor.core.errors import AdvisorError
     from advisor.fleet.discover import scanned
     from advisor.fleet.store import Store
 
+    analyze_options = options.analyze_options(args, options.settings(args))
     # before any work: -o is none of the files the run reads (nor a new file in a folder it searches, read by
-    # the next run) and not inside the store
-    fmt = output_format(args, scanned(args.paths), "fleet.pdf", protected=[args.store])
+    # the next run; nor the context, packs or settings) and not inside the store
+    fmt = output_format(args, paths_read(scanned(args.paths), analyze_options), "fleet.pdf", protected=[args.store])
     noise = options.noise(args)
     if args.top < 1:
         raise AdvisorError("--top", "must be at least 1")
@@ -53,7 +55,6 @@ def fleet(args: argparse.Namespace) -> int:
     if args.scheduler is not None and args.workers is not None:
         raise AdvisorError("--workers", "sizes the local cluster; an existing cluster (--scheduler) has its own "
                                         "workers")
-    analyze_options = options.analyze_options(args, options.settings(args))
     found = None
     if args.paths:
         from advisor.fleet.discover import discover

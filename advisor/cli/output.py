@@ -11,19 +11,12 @@ from pathlib import Path
 
 def output_format(args: argparse.Namespace, inputs: Iterable[Path], example: str,
                   protected: Iterable[Path] = ()) -> str:
-    """The format to render, checked before any analysis: -o and --format agree, a PDF has a file to go
-    to (`example` is the file name the error suggests), -o is a regular file or a new name in an existing
-    folder, and neither it nor its chart folder is an input, inside a folder read, or inside `protected`."""
-    from advisor.core.errors import AdvisorError
-    from advisor.report.output import check_output, format_for
-    from advisor.report.render import charts_folder
+    """-o and --format checked before any analysis (report.output.checked_format, which the notebook API's
+    `save` makes too): neither the output nor its chart folder is an input, inside a folder read, or inside
+    `protected`."""
+    from advisor.report.output import checked_format
 
-    fmt = format_for(args.output, args.format)
-    if fmt == "pdf" and args.output is None:
-        raise AdvisorError("-o", f"a PDF needs an output file: -o {example}")
-    if args.output is not None:
-        check_output(args.output, inputs, charts_folder(args.output) if fmt in ("md", "html") else None, protected)
-    return fmt
+    return checked_format(args.output, args.format, inputs, example, protected)
 
 
 def emit(args: argparse.Namespace, rendered) -> None:

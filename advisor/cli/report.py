@@ -10,9 +10,9 @@ from advisor.cli import options
 from advisor.cli.output import emit, output_format
 
 
-def analysis(args: argparse.Namespace, found):
-    """The input analysed with the command line over the settings (or a saved analysis JSON, as it was
-    analysed), progress on a terminal."""
+def analysis(args: argparse.Namespace, analyze_options):
+    """The input analysed with `analyze_options` (the command line over the settings), or a saved analysis
+    JSON as it was analysed; progress on a terminal."""
     from advisor.api import load_analysis
     from advisor.core.errors import AdvisorError
 
@@ -20,7 +20,7 @@ def analysis(args: argparse.Namespace, found):
         raise AdvisorError("--jobs", "must be at least 1")
     progress = options.progress(args)
     try:
-        return load_analysis(args.input, options.analyze_options(args, found), jobs=args.jobs, progress=progress,
+        return load_analysis(args.input, analyze_options, jobs=args.jobs, progress=progress,
                              refused_when_saved=options.analysis_flags_given(args))
     finally:
         if progress:
@@ -28,13 +28,15 @@ def analysis(args: argparse.Namespace, found):
 
 
 def report(args: argparse.Namespace) -> int:
+    from advisor.api import paths_read
     from advisor.gates import severity_gate
     from advisor.report.render import render
 
-    fmt = output_format(args, [args.input, *([args.context] if args.context else [])], "report.pdf")
+    found = options.settings(args)
+    analyze_options = options.analyze_options(args, found)
+    fmt = output_format(args, paths_read([args.input], analyze_options), "report.pdf")
     with options.chart_drawer(args, fmt) as drawer:  # started first: it loads matplotlib during the analysis
-        found = options.settings(args)
-        result = analysis(args, found)
+        result = analysis(args, analyze_options)
         emit(args, render(result, fmt, args.output, args.page_size, drawer))
     failures = severity_gate(result.findings, args.fail_on or found.fail_on)
     for failure in failures:  # the report is written first: the gate explains it
@@ -60,7 +62,7 @@ def metrics(args: argparse.Namespace) -> int:
 
     from advisor.core.serialize import to_dict
 
-    result = analysis(args, options.settings(args))
+    result = analysis(args, options.analyze_options(args, options.settings(args)))
     if args.json:
         print(json.dumps(to_dict(result)["metrics"], indent=2, ensure_ascii=False))
     else:

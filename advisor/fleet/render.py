@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import AdvisorError
 from advisor.fleet.summary import FleetSummary, limits, summarize
-from advisor.report.render import Rendered, charts_folder, render, render_document
+from advisor.report.output import charts_folder
+from advisor.report.render import Rendered, render, render_document
 
 if TYPE_CHECKING:
     from advisor.fleet.store import Store

@@ -14,19 +14,38 @@ from advisor.core.owned import FolderResult, write_owned
 FORMATS = {".md": "md", ".markdown": "md", ".json": "json", ".html": "html", ".htm": "html", ".pdf": "pdf"}
 
 
-def format_for(path: Path | None, explicit: str | None) -> str:
-    """The format from -o's extension, or --format; the two must agree (no Markdown in a .pdf)."""
+def format_for(path: Path | None, explicit: str | None, flag: str = "--format") -> str:
+    """The format from -o's extension, or `flag` (--format; `format=` in the notebook API); the two must agree
+    (no Markdown in a .pdf)."""
     if path is None:
         return explicit or "md"
     found = FORMATS.get(path.suffix.lower())
     if explicit:
         if found is not None and found != explicit:
-            raise AdvisorError(str(path), f"--format {explicit} does not match the extension {path.suffix}")
+            raise AdvisorError(str(path), f"{flag} {explicit} does not match the extension {path.suffix}")
         return explicit
     if found is None:
         raise AdvisorError(str(path), f"cannot tell the output format from '{path.suffix or 'no extension'}'; "
-                                      "use .md, .json, .html or .pdf, or --format")
+                                      f"use .md, .json, .html or .pdf, or {flag}")
     return found
+
+
+def charts_folder(output: Path) -> str:
+    """The folder a Markdown or HTML report's chart files go to, beside it."""
+    return f"{output.stem}_files"
+
+
+def checked_format(output: Path | None, explicit: str | None, read: Iterable[Path], example: str,
+                   protected: Iterable[Path] = (), flag: str = "--format") -> str:
+    """The format to render, checked before any work: the one check of an output, made by the CLI's -o and
+    the notebook API's `save` alike. -o and --format agree, a PDF has a file to go to (`example` is the file
+    name the error suggests), and `check_output` holds for the output and its chart folder."""
+    fmt = format_for(output, explicit, flag)
+    if fmt == "pdf" and output is None:
+        raise AdvisorError("-o", f"a PDF needs an output file: -o {example}")
+    if output is not None:
+        check_output(output, read, charts_folder(output) if fmt in ("md", "html") else None, protected)
+    return fmt
 
 
 def check_output(output: Path, inputs: Iterable[Path], chart_folder: str | None = None,
@@ -47,12 +66,13 @@ def check_output(output: Path, inputs: Iterable[Path], chart_folder: str | None 
     for source in inputs:
         read = _resolved(source)
         if written == read:
-            raise AdvisorError(str(output), "-o names an input file; refusing to overwrite it")
+            raise AdvisorError(str(output), "names an input file; refusing to overwrite it")
         if source.is_dir() and read in written.parents:
             raise AdvisorError(str(output), f"lies inside {source}, a folder this run reads; write the output "
                                             "elsewhere")
         if charts is not None and (_resolved(charts) == read or _resolved(charts) in read.parents):
-            raise AdvisorError(str(output), f"its chart folder {charts} holds an input ({source}); choose another -o")
+            raise AdvisorError(str(output), f"its chart folder {charts} holds an input ({source}); choose another "
+                                            "output name")
     for folder in protected:
         kept = _resolved(folder)
         if written == kept or kept in written.parents:

@@ -11,6 +11,7 @@ from advisor.core.collector import collector_paused
 from advisor.core.comparison import Comparison, Series
 from advisor.core.model import Analysis
 from advisor.report.document import Chart, Document, link_target
+from advisor.report.output import charts_folder
 
 if TYPE_CHECKING:  # the drawing machinery (a process pool, matplotlib's loader) is imported where charts are drawn
     from advisor.report.drawing import Drawer
@@ -21,10 +22,6 @@ class Rendered:
     main: bytes
     files: dict[str, bytes] = field(default_factory=dict)  # relative path -> bytes (Markdown's charts)
     folder: str | None = None  # the chart folder, relative to the main file
-
-
-def charts_folder(output: Path) -> str:
-    return f"{output.stem}_files"
 
 
 def _charts(doc: Document) -> list[Chart]:
