@@ -5,6 +5,7 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 SAMPLES = ROOT / "samples"
+SHARED_REFERENCE = ROOT.parent / "shared" / "reference"  # real files shared beside the project (CI has them)
 FIXTURES = TESTS / "fixtures"
 FAKE_BIN = FIXTURES / "bin"
 

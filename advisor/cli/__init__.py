@@ -333,7 +333,8 @@ def _exit_code(exc: Exception, debug: bool, where: str, command: str = "advisor"
         print(f"advisor: error: {exc.filename or command}: {os_problem(exc)}", file=sys.stderr)
         return 2
     if isinstance(exc, MemoryError):
-        print(f"advisor: error: {where}: out of memory; a smaller --max-memory streams large traces",
+        print(f"advisor: error: {where}: out of memory: the machine had less free memory than --max-memory let "
+              "advisor plan for; a smaller --max-memory makes the readers stream or refuse large inputs within it",
               file=sys.stderr)
         return 2
     if isinstance(exc, Problems):

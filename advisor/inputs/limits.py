@@ -74,6 +74,8 @@ def check_json_value(value: Any, where: str, max_depth: int = MAX_JSON_DEPTH,
         stack.extend((child, depth + 1) for child in children)
 
 
-def depth_refusal(max_depth: int = MAX_JSON_DEPTH) -> str:
-    return (f"JSON nested too deeply: past the nesting-depth limit of {max_depth} levels (a profile nests "
-            "at most 4 levels)")
+def depth_refusal(max_depth: int | None = MAX_JSON_DEPTH) -> str:
+    """The refusal of a value nested past `max_depth`; None: past msgspec's recursion guard (about 1,000 levels,
+    less the caller's stack), which holds where a streamed file's members are checked and skipped, not kept."""
+    limit = f"the nesting-depth limit of {max_depth} levels" if max_depth else "the depth the JSON decoder follows"
+    return f"JSON nested too deeply: past {limit} (a profile nests at most 4 levels)"

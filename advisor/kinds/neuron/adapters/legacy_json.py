@@ -108,7 +108,7 @@ def decode(data: bytes, where: str, progress: Progress | None = None) -> EventTr
     except msgspec.DecodeError as exc:
         raise AdvisorError(where, f"invalid JSON: {exc}") from None
     except RecursionError:  # msgspec's own depth guard, on a member decoded as Any
-        raise AdvisorError(where, depth_refusal()) from None
+        raise AdvisorError(where, depth_refusal(None)) from None
     return _checked(where, instr, dma, trace.summary, trace.metadata, trace.warnings, trace.neff_node)
 
 
@@ -147,7 +147,7 @@ def stream(path: Path, max_memory: int, progress: Progress | None = None) -> Eve
     except msgspec.DecodeError as exc:
         raise AdvisorError(where, f"invalid JSON: {exc}") from None
     except RecursionError:
-        raise AdvisorError(where, depth_refusal()) from None
+        raise AdvisorError(where, depth_refusal(None)) from None
     return _checked(where, read["instruction"], read["dma"], *(read.get(k, []) for k in WHOLE))
 
 

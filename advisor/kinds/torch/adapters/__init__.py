@@ -4,8 +4,7 @@ content, and folders of per-rank traces.
 `detect` claims a JSON object with a `traceEvents` array and a mark only Kineto writes (kineto.yaml), and a
 folder holding such files; `members` lists a folder's traces in rank order (distributedInfo.rank, else the
 file name), each analysed on its own; `load` reads one trace into one profile whose `trace` holds the tables
-of advisor/kinds/torch/tables.py. A trace up to half of --max-memory (inflated, for gzip) is decoded in memory,
-a larger one streamed: the same tables either way.
+of advisor/kinds/torch/tables.py, read in one forward pass whatever its size (stream.py).
 
 Bad input raises only AdvisorError, in one line. Events without a usable time are left out and counted
 (`trace.extra["skipped"]`: events per table), as are entries that are not events (`extra["malformed"]`) and
@@ -14,24 +13,20 @@ complete events of categories no table takes (`extra["other"]`, by category).
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
-from typing import Any
 
 from advisor.core.collector import collector_paused
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Profile
 from advisor.inputs.folders import MAX_LISTED, listing
 from advisor.inputs.limits import depth_refusal
-from advisor.inputs.text import file_errors, open_regular, read_bytes, read_head, require_regular_file
+from advisor.inputs.text import read_head, require_regular_file
 from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
 from advisor.kinds.torch.adapters import sniff
 from advisor.kinds.torch.adapters.build import build
 from advisor.kinds.torch.adapters.profile import profile
-from advisor.kinds.torch.adapters.reader import Collected
 
 ENDINGS = (".json", ".json.gz")  # a folder's traces (torch.profiler writes *.pt.trace.json[.gz])
-INFLATE_STEP = 1 << 16  # compressed bytes inflated at a time
 
 
 def detect(path: Path, head: bytes) -> bool:
@@ -85,51 +80,9 @@ def members(folder: Path, limit: int = DEFAULT_MAX_RANKS) -> list[tuple[str, Pat
     return [(f"rank {r}", ranked[r]) for r in sorted(ranked)] + [(p.name, p) for p in unranked]
 
 
-def _inflate(path: Path, limit: int) -> bytearray | None:
-    """A gzip file's inflated bytes, or None past `limit` bytes (it is then streamed). Read INFLATE_STEP
-    compressed bytes at a time: deflate inflates at most ~1,000×, so a gzip bomb overshoots the limit by
-    tens of MiB at most."""
-    out = bytearray()
-    inflater = zlib.decompressobj(31)
-    with open_regular(path) as handle, file_errors(path):
-        while chunk := handle.read(INFLATE_STEP):
-            pending = chunk
-            while pending:
-                if inflater.eof:  # concatenated gzip members: the next one starts after the last
-                    if not pending.strip(b"\x00"):
-                        break
-                    inflater = zlib.decompressobj(31)
-                try:
-                    out += inflater.decompress(pending)
-                except zlib.error as exc:
-                    raise AdvisorError(str(path), f"not a readable gzip file: {exc}") from None
-                if len(out) > limit:
-                    return None
-                pending = inflater.unused_data if inflater.eof else b""
-    if not inflater.eof:
-        raise AdvisorError(str(path), "truncated gzip file: the compressed data ends before its end marker")
-    return out  # decoded as it is: a bytes copy would double the peak
-
-
-def _read(path: Path, options: LoadOptions, gz: bool) -> tuple[Collected, dict[str, Any]] | None:
-    """The trace decoded in memory, or None when it is larger than half of --max-memory (streamed instead)."""
-    from advisor.kinds.torch.adapters.memory import decode
-
-    limit = options.max_memory // 2
-    if gz:
-        data = _inflate(path, limit)
-    else:
-        data = None if path.stat().st_size > limit else read_bytes(path, limit, "size limit for a trace read whole")
-    if data is None:
-        return None
-    if not data or data.isspace():  # (strip() would copy the file)
-        raise AdvisorError(str(path), "file is empty" if not gz else "the gzip file holds no text")
-    return decode(data, str(path), options.progress)
-
-
 def load(path: Path, options: LoadOptions) -> list[Profile]:
     """The trace's one profile (a folder's traces are analysed one by one: see `members`)."""
-    from advisor.kinds.torch.adapters.memory import stream
+    from advisor.kinds.torch.adapters.stream import read
 
     if path.is_dir():
         raise AdvisorError(str(path), "no Kineto trace (*.json, *.json.gz with traceEvents) in this folder")
@@ -137,8 +90,7 @@ def load(path: Path, options: LoadOptions) -> list[Profile]:
     gz = read_head(path, 2) == sniff.GZIP_MAGIC
     try:
         with collector_paused():  # many small objects per batch: the collector would rescan them all
-            read = _read(path, options, gz) or stream(path, gz, options.progress)
-    except RecursionError:
-        raise AdvisorError(str(path), depth_refusal()) from None
-    found, members_ = read
+            found, members_ = read(path, gz, options.max_memory, options.progress)
+    except RecursionError:  # msgspec's own depth guard, on a value it skips or decodes as Any
+        raise AdvisorError(str(path), depth_refusal(None)) from None
     return [profile(path, members_, build(found), found, gz)]

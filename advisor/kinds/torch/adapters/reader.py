@@ -1,10 +1,9 @@
-"""Kineto's `traceEvents` into compact columns per table, the same way in memory and streamed.
+"""Kineto's `traceEvents` into compact columns per table.
 
 Each event is decoded into a msgspec Struct holding only the fields advisor reads (the args too: a nested
 Struct, so the dozens of other args — input shapes, strides — are skipped unread), a batch at a time, and its
-fields go straight into numpy columns; no Python object per event outlives its batch. In memory, the event list
-is one raw slice of the file split into per-event slices (inputs/json_events.py's way); streamed, ijson's C
-parser yields the events of a file too large to hold.
+fields go straight into numpy columns; no Python object per event outlives its batch. The events come as
+per-event raw slices of the file, a run at a time (stream.py).
 
 Every field is typed loosely (`Any`): vendors write the same arg as a number or a string (`"stream": "0x0"` on
 ROCm, `"stream_id": "108"` on MTIA), and one odd value must cost that value, not the event or its batch.
@@ -194,6 +193,10 @@ class TableColumns:
             self.parts.setdefault(name, []).append(column)
         self.count += len(events)
 
+    def held_bytes(self) -> int:
+        """The bytes its columns hold: 8 a number, 4 a code, per event."""
+        return self.count * sum(8 if FIELDS[name][1] in (NUM, ID) else 4 for name in self.fields)
+
     def column(self, name: str) -> Any:
         import numpy as np
 
@@ -263,6 +266,9 @@ class Collected:
                 self.categories[events[0].cat] += len(events)
             self.tables[table].add(events)
 
+    def column_bytes(self) -> int:
+        return sum(cols.held_bytes() for cols in self.tables.values())
+
     @property
     def other(self) -> dict[str, int]:
         """Events no table takes, by category (and phase when not complete)."""
@@ -314,8 +320,3 @@ def collect(batches: Iterable[list[Any]]) -> Collected:
     for batch in batches:
         found.add(batch)
     return found
-
-
-def convert_items(items: Iterable[Any]) -> Iterable[Any]:
-    """Streamed entries (ijson's Python objects) as Events."""
-    return map(_item, items)

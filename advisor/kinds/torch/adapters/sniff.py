@@ -1,6 +1,6 @@
-"""Recognising a Kineto trace from its first bytes, and reading the small top-level members (deviceProperties,
-distributedInfo, …) from the text around the event list without parsing the list: what detection, a folder's
-rank order and the streamed reader need."""
+"""Recognising a Kineto trace from its first bytes, and reading the top-level members Kineto writes before the
+event list (distributedInfo, …) from them without parsing the list: what detection and a folder's rank order need.
+Reading a trace is stream.py's."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ SNIFF_INFLATED = 1 << 20  # bytes of a gzip trace inflated to recognise it
 EVENTS = "traceEvents"
 META_KEYS = ("schemaVersion", "deviceProperties", "distributedInfo", "traceName", "baseTimeNanoseconds",
              "displayTimeUnit")
-EVENTS_KEY = re.compile(r'"traceEvents"\s*:')
 EVENTS_LIST = re.compile(r'"traceEvents"\s*:\s*\[')
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -94,22 +93,6 @@ def leading_members(text: str) -> dict[str, Any]:
             at += 1
     except (ValueError, RecursionError):
         return found
-
-
-def trailing_members(text: str, wanted: tuple[str, ...] = META_KEYS) -> dict[str, Any]:
-    """Members written after the event list (Kineto writes traceName and baseTimeNanoseconds last), found in
-    the file's last bytes by their key: the last occurrence of each, parsed from there; one that does not
-    parse is left out."""
-    found: dict[str, Any] = {}
-    for key in wanted:
-        matches = list(re.finditer('"' + re.escape(key) + r'"\s*:\s*', text))
-        if not matches:
-            continue
-        try:
-            found[key] = _DECODER.raw_decode(text, matches[-1].end())[0]
-        except (ValueError, RecursionError):
-            continue
-    return found
 
 
 def rank_from_name(name: str) -> int | None:
