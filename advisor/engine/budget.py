@@ -2,8 +2,8 @@
 
 Bounds are the floors a kind's metrics support, each the most of the run that one class of fix can
 give back. A rule names the bounds its fix cannot move (`capped_by`) and its estimate is capped by
-each; a catch-all rule is capped by every bound a fired rule named; findings that claim the same time
-(`claims`) are counted once when gains are added up.
+each; a catch-all rule is capped by every bound a fired rule named; a symptom by what its causes give. When
+gains are added up, only root causes count and findings that claim the same time (`claims`) count once.
 """
 
 from __future__ import annotations
@@ -14,20 +14,52 @@ from dataclasses import replace
 from advisor.core.model import SEVERITIES, Bound, Evidence, Finding
 from advisor.packs.model import BoundDef
 
+ROUNDING = 1e-9  # a ratio of two measured times can pass 1 by a few units in the last place
 
-def _fraction(value: object) -> float | None:
+
+def share_of_time(value: object) -> tuple[float | None, str]:
+    """A pack expression's value read as a share of the run (0..1), and the problem when it cannot be one.
+    Below 0 is 0: a fix cannot give back less than nothing, and formulas such as `a - b` go negative when there
+    is nothing to recover. Above 1 is no share of time at all (the formula, or a figure it reads, is wrong), so it
+    is unavailable with the problem said, never clamped to 100 %: a clamped 1e300 would claim the whole run."""
     if value is None or isinstance(value, bool):
-        return None
+        return None, ""
     number = float(value)  # type: ignore[arg-type]
-    return None if number != number else min(1.0, max(0.0, number))
+    if number != number:
+        return None, "evaluated to NaN, which is no share of time"
+    if number > 1.0 + ROUNDING:
+        return None, f"evaluated to {number:.4g}, more than the whole run (a share of time is 0..1)"
+    return min(1.0, max(0.0, number)), ""
+
+
+NOTE = "advisor:"  # begins every note the engine adds to a pack's text: the reader knows it is not the pack's
 
 
 def bounds(defs: Sequence[BoundDef], env: Mapping[str, float | None], units: Mapping[str, str]) -> tuple[Bound, ...]:
     """Every bound's value, computed once from the metrics, with the inputs its formula read."""
-    return tuple(Bound(name=d.name, title=d.title, value=_fraction(d.recoverable.evaluate(env)),
-                       formula=d.recoverable.text, description=d.description, pack=d.pack,
-                       inputs={n: Evidence(env.get(n), units.get(n, "")) for n in d.recoverable.names})
-                 for d in defs)
+    return bounds_and_notes(defs, env, units)[0]
+
+
+def bounds_and_notes(defs: Sequence[BoundDef], env: Mapping[str, float | None],
+                     units: Mapping[str, str]) -> tuple[tuple[Bound, ...], dict[str, str]]:
+    """The bounds, and a note for each whose formula gives no share of time here, by name. Such a bound is
+    unavailable (it caps nothing, as when an input is missing); its description and the findings it would cap
+    carry the note, so the report says why instead of showing a clamped 100 %."""
+    found: list[Bound] = []
+    notes: dict[str, str] = {}
+    for d in defs:
+        value, problem = share_of_time(d.recoverable.evaluate(env))
+        if problem:
+            notes[d.name] = f"{NOTE} bound {d.name} (pack {d.pack}): recoverable {problem}; it caps nothing."
+        found.append(Bound(name=d.name, title=d.title, value=value, formula=d.recoverable.text,
+                           description=f"{d.description} {notes.get(d.name, '')}".strip(), pack=d.pack,
+                           inputs={n: Evidence(env.get(n), units.get(n, "")) for n in d.recoverable.names}))
+    return tuple(found), notes
+
+
+def estimate_note(rule: str, problem: str) -> str:
+    """The note a finding carries when its rule's estimate is no share of time (`share_of_time`)."""
+    return f"{NOTE} rule {rule}: estimated_speedup {problem}; the estimate is unavailable."
 
 
 def capped(speedup: float | None, names: Iterable[str], values: Mapping[str, float | None]) -> tuple[float | None, str]:
@@ -75,8 +107,9 @@ def _causes(findings: Sequence[Finding]) -> dict[str, list[str]]:
 
 def symptoms_within_causes(findings: Sequence[Finding], values: Mapping[str, float | None]) -> list[Finding]:
     """A symptom's time is its causes' time: its estimate is capped by what its causes recover together, and
-    when none of them can name a share of time it claims none; `bound` then names those causes. A symptom that
-    shares a cause's claim is the same time by the pack's word and keeps its estimate (counted once in sums)."""
+    when none of them can name a share of time it claims none; `bound` then names those causes. This holds for
+    a symptom that shares a cause's claim too: sharing a claim says the time is the same, so the symptom cannot
+    give back more of it than its causes do."""
     by_name = {f.name: f for f in findings}
     causes = _causes(findings)
     for _ in range(len(findings)):  # causes first, down the longest chain
@@ -85,8 +118,6 @@ def symptoms_within_causes(findings: Sequence[Finding], values: Mapping[str, flo
             f = by_name[name]
             if f.global_speedup is None:
                 continue
-            if any(by_name[c].claim == f.claim for c in names):
-                continue  # the same time as a cause's, by the pack's word: one claim, counted once in sums
             known = [by_name[c] for c in names if by_name[c].global_speedup is not None]
             cap, _ = together_and_bound(known, values, roots_only=False) if known else (None, "")
             if cap is None:
@@ -123,27 +154,32 @@ def claimed_together(findings: Iterable[Finding], bound_values: Mapping[str, flo
 
 def together_and_bound(findings: Iterable[Finding], bound_values: Mapping[str, float | None],
                        roots_only: bool = True) -> tuple[float | None, str]:
-    """What the findings could recover together and the bound that capped the sum ('' when none did): only the
-    claims of root causes count (a symptom's time is its causes'; one that shares a cause's claim is that claim),
-    a claim counts as its findings' largest estimate and distinct claims add up. The sum stays within the tightest bound
-    that every one of them names (none of the fixes moves that floor); with no bound in common, within the
-    loosest bound any names; and if it would take the whole run, the claims cannot be separate time: only the
-    largest counts."""
-    findings = list(findings)
-    counted = {f.claim for f in findings if f.root_cause or not roots_only}
+    """What the findings could recover together and the bound that capped the sum ('' when none did).
+
+    Only root causes' estimates count (`roots_only`): a symptom's time is its causes' time, whatever it claims,
+    and context (info) is no cause's. A claim counts as its largest estimate and distinct claims add up, so each
+    piece of time is counted once. The sum stays within the tightest bound that every claim's largest estimate
+    names (none of those fixes moves that floor); with no bound in common, within the loosest bound any names;
+    and if it would take the whole run, the claims cannot be separate time: only the largest counts. A finding
+    below its claim's largest estimate, or at 0 %, gives no time back, so its bounds take no part either: a 0 %
+    rule that shares a claim, or names a loose bound, cannot raise the sum."""
     best: dict[str, float] = {}
-    named: list[set[str]] = []
+    held: dict[str, set[str]] = {}  # each claim's bounds: those its largest estimate names
     for f in findings:
         gain = f.global_speedup
-        if gain is None or f.claim not in counted:  # a symptom's own claim is inside its causes' time
+        if gain is None or (roots_only and not f.root_cause):
             continue
-        best[f.claim] = max(best.get(f.claim, 0.0), gain)
-        named.append({n for n in f.capped_by if bound_values.get(n) is not None})
+        named = {n for n in f.capped_by if bound_values.get(n) is not None}
+        if f.claim not in best or gain > best[f.claim]:
+            best[f.claim], held[f.claim] = gain, named
+        elif gain == best[f.claim]:
+            held[f.claim] |= named  # either fix gives this time back, so each one's bounds hold it
     if not best:
         return None, ""
     total, binding = sum(best.values()), ""
-    common = set.intersection(*named)
-    candidates = sorted(common or set.union(*named), key=lambda n: (bound_values[n], n))
+    named_sets = [held[c] for c, gain in best.items() if gain > 0]
+    common = set.intersection(*named_sets) if named_sets else set()
+    candidates = sorted(common or set().union(*named_sets), key=lambda n: (bound_values[n], n))
     if candidates:
         cap = candidates[0] if common else candidates[-1]
         if bound_values[cap] <= total:  # type: ignore[operator]

@@ -35,7 +35,8 @@ class Selection:
         """The names of the rules to run. A selected rule brings the rules it requires (it cannot
         fire without them); a pattern that matches no rule is an error, so a typo in CI cannot
         silently switch a gate off. A bare pattern is matched within the rule set's kind; KIND/PATTERN
-        only on a profile of that kind (on another kind's it matches nothing, and that is no error)."""
+        only on a profile of that kind (on another kind's it matches nothing, and that is no error, unless
+        no rule is left to run: then a gate would judge nothing, and that is an error)."""
 
         def matching(pattern: str, option: str) -> set[str]:
             kind, bare = split_kind(pattern)
@@ -61,7 +62,19 @@ class Selection:
                     chosen.add(required)
                     pending.append(required)
         ignored = set().union(*(matching(p, "--ignore") for p in self.ignore)) if self.ignore else set()
+        if ruleset.rules and not chosen - ignored:  # no rule runs: a gate would pass having checked nothing
+            raise self._nothing_left(ruleset, "--select" if not chosen else "--ignore")
         return chosen - ignored
+
+    def _nothing_left(self, ruleset: RuleSet, option: str) -> AdvisorError:
+        """The one line for a selection that leaves the profile no rule (`--select torch/NAME` on a Neuron
+        profile), naming the patterns, the profile's kind and where its rules are listed."""
+        patterns = ", ".join(repr(p) for p in (self.select if option == "--select" else self.ignore))
+        kind = ruleset.kind
+        listed = f"`advisor rules list --kind {kind}`" if kind else "`advisor rules list`"
+        return AdvisorError(option, f"{patterns} leaves no rule to run on this {kind or 'kind of'} profile, so "
+                                    "nothing would be checked (a rule of another kind runs only on that kind's "
+                                    f"profiles); {listed} lists its rules")
 
 
 @dataclass(frozen=True)
@@ -132,12 +145,6 @@ def _root_inputs(names: list[str], metrics: Mapping[str, Metric]) -> tuple[str, 
     return tuple(out)
 
 
-def _clamp(value: object) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    return min(1.0, max(0.0, float(value)))  # type: ignore[arg-type]
-
-
 def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware | None,
              selection: Selection | None = None) -> EngineResult:
     selection = selection or Selection()
@@ -153,7 +160,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         raise ValueError("rules of several kinds share names: evaluate one kind's rule set (RuleSet.for_kind)")
     chosen_names = selection.resolve(ruleset)
     chosen = [r for r in ruleset.rules if r.name in chosen_names]
-    bounds = budget.bounds(ruleset.bounds, base_env, units)
+    bounds, bound_notes = budget.bounds_and_notes(ruleset.bounds, base_env, units)
     bound_values = budget.bound_values(bounds)
 
     for rule in chosen:
@@ -174,7 +181,10 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         if not result:
             outcomes.append(RuleOutcome(rule.name, "passed"))
             continue
-        speedup = _clamp(rule.estimated_speedup.evaluate(env)) if rule.estimated_speedup else None
+        # an estimate that is no share of time (1e300) is unavailable and the finding says why: never clamped
+        speedup, problem = budget.share_of_time(rule.estimated_speedup.evaluate(env) if rule.estimated_speedup
+                                                else None)
+        notes = [budget.estimate_note(rule.name, problem)] if problem else []
         for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
             cap = fired[parent].estimated_speedup
             if cap is None and by_name[parent].estimated_speedup is not None:
@@ -190,11 +200,12 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         binding = ""
         if scope == "global":
             speedup, binding = budget.capped(speedup, rule.capped_by, bound_values)
+            notes += [bound_notes[n] for n in rule.capped_by if n in bound_notes]  # a bound that caps nothing
         evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
         fired[rule.name] = Finding(
             id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
-            title=rule.title, message=_message(rule, env, rule_units), root_cause=False, because=rule.requires,
-            evidence=evidence, estimated_speedup=speedup, speedup_scope=scope,
+            title=rule.title, message=" ".join([_message(rule, env, rule_units), *notes]), root_cause=False,
+            because=rule.requires, evidence=evidence, estimated_speedup=speedup, speedup_scope=scope,
             params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
             recommendation=format_text(rule.recommendation, env, rule_units),
             root_cause_text=format_text(rule.root_cause, env, rule_units),

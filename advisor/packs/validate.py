@@ -183,8 +183,23 @@ def bound_def(check: Checker, where: str, item: dict[str, Any], pack: str, known
     recoverable = check.expression(f"{where}: bound '{name}'", "recoverable", item.get("recoverable"), known)
     if recoverable is None:
         return None
+    share_of_time(check, f"{where}: bound '{name}'", "recoverable", recoverable, {})
     return BoundDef(name=name, title=check.text(where, item, "title"), recoverable=recoverable,
                     description=check.text(where, item, "description"), pack=pack, where=where)
+
+
+def share_of_time(check: Checker, where: str, what: str, expression: Expression | None,
+                  params: dict[str, float]) -> None:
+    """An estimate or bound is a share of the run (0..1). One that reads no metric (a number, or only the rule's
+    params) is known now: outside 0..1 it is refused here, not met at run time (where it is unavailable)."""
+    if expression is None or not set(expression.names) <= set(params):
+        return
+    value = expression.evaluate(params)
+    number = None if value is None or isinstance(value, bool) else float(value)
+    if number is None or not 0.0 <= number <= 1.0:
+        shown = f"{expression.text} = {'unknown' if number is None else f'{number:g}'}"
+        shown = expression.text if as_number(expression.text) is not None else shown
+        check.add(where, f"{what} {shown} is not a share of time (0..1, e.g. 0.25 for 25 %)")
 
 
 def _budget(check: Checker, where: str, item: dict[str, Any], declared: Declared,
@@ -269,6 +284,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     speedup = None
     if item.get("estimated_speedup") is not None:
         speedup = check.expression(where, "estimated_speedup", item.get("estimated_speedup"), names)
+        share_of_time(check, where, "estimated_speedup", speedup, params)
     capped_by, claims, catch_all = _budget(check, where, item, declared, speedup)
     message = check.text(where, item, "message")
     placeholders = _placeholders(check, where, message, names)

@@ -72,3 +72,40 @@ rules:
     assert "bound 'idle_time' is already declared" in refused(write, twice)
     other = ncu_bound.replace("capped_by: [ncu/idle_time]", "capped_by: [neuron/idle_time]")
     assert "capped_by bound 'neuron/idle_time' is not of profile kind 'ncu'" in refused(write, other)
+
+
+NEURON = "pack: test\nversion: 1\nkinds: [neuron]\n"
+
+
+@pytest.mark.parametrize(("estimate", "shown"), [
+    ("1e300", "1e300"), ("1.5", "1.5"), ("-0.1", "-0.1"),
+    ("share * 2", "share * 2 = 1.5"),  # params are known when the pack is checked too
+    ("1 / 0", "1 / 0 = unknown"),
+])
+def test_a_constant_estimate_outside_zero_to_one_is_refused_naming_the_rule(write, capsys, estimate, shown):
+    """Issue (safety): `estimated_speedup: 1e300` passed `rules validate` and was clamped to 100 % at run time.
+    An estimate that reads no metric is known when the pack is checked: one line, file:line and the rule."""
+    from advisor.cli import main
+
+    rule = GOOD_RULE.replace("{min_ratio: 2}", "{min_ratio: 2, share: 0.75}")
+    path = write("pack.yaml", pack_text(rule + f"    estimated_speedup: {estimate}\n", head=NEURON))
+    assert main(["rules", "validate", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"advisor: error: {path}:5: rule T001 (test-rule): estimated_speedup {shown} is not "
+                                "a share of time (0..1, e.g. 0.25 for 25 %)"]
+    assert out == ""
+
+
+@pytest.mark.parametrize("recoverable", ["1e300", "-0.5", "2 - 0.5"])
+def test_a_constant_bound_outside_zero_to_one_is_refused_naming_the_bound(write, recoverable):
+    text = NEURON + f"bounds:\n  - {{name: org_floor, title: Org floor, recoverable: {recoverable}}}\n"
+    message = refused(write, text)
+    assert f"pack.yaml:5: bound 'org_floor': recoverable {recoverable}" in message
+    assert "is not a share of time (0..1" in message
+
+
+@pytest.mark.parametrize("estimate", ["0", "1", "0.25", "dma_active_time_percent * 1e300"])
+def test_an_estimate_in_range_or_read_from_metrics_passes(write, estimate):
+    """A formula over metrics is only known at run time, where a value above 1 is unavailable (never clamped)."""
+    path = write("pack.yaml", pack_text(ESTIMATED.replace("0.1", estimate), head=NEURON))
+    assert load_packs([path], kind="neuron").rule("T001").estimated_speedup is not None
