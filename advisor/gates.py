@@ -69,6 +69,7 @@ def regression_gate(result: Comparison | Series, max_slowdown_percent: float | N
         # NaN would trip on every comparison and infinity never: either silently changes what CI checks
         raise AdvisorError("--fail-on-regression", f"must be a finite percentage, 0 or more, got "
                                                    f"{max_slowdown_percent!r}")
+    max_slowdown_percent += 0.0  # `=-0` parses as -0.0, which adding 0.0 makes 0.0: never "more than -0 %"
     pair = overall(result)
     if pair.speedup is None or not math.isfinite(pair.speedup) or pair.speedup <= 0:
         raise AdvisorError("--fail-on-regression", f"total time is unavailable for {pair.before.label} or "

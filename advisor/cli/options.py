@@ -50,22 +50,28 @@ def set_params(values: Iterable[str]) -> dict[str, float]:
 
 
 def max_memory(text: str | None) -> int:
-    """`--max-memory 2GiB` in bytes; not given, the machine's (kinds.base.default_max_memory)."""
+    """`--max-memory 2GiB` in bytes, from MEMORY_MINIMUM to MAX_MEMORY_CEILING; not given, the machine's
+    (kinds.base.default_max_memory)."""
     from advisor.core.errors import AdvisorError
-    from advisor.core.numbers import parse_size
-    from advisor.kinds.base import default_max_memory
+    from advisor.core.numbers import size_or_reason
+    from advisor.core.units import bytes_
+    from advisor.kinds.base import MEMORY_MINIMUM, default_max_memory
 
     if text is None:
         return default_max_memory()
-    size = parse_size(text)
-    if size is None:
-        raise AdvisorError("--max-memory", f"'{text}' is not a size such as 512MiB or 4GiB")
+    size = size_or_reason(text)
+    if isinstance(size, str):
+        raise AdvisorError("--max-memory", size)
+    if size < MEMORY_MINIMUM:  # `--max-memory 4` meant 4 GiB: a budget advisor cannot keep is a typo
+        raise AdvisorError("--max-memory", f"'{text.strip()}' is {bytes_(size)}, less than the least budget of "
+                                           f"{bytes_(MEMORY_MINIMUM)} (advisor alone takes tens of MiB); sizes "
+                                           "take a unit, e.g. 4GiB")
     if size > MAX_MEMORY_CEILING:  # past any machine: a typo, and sizes derived from it must stay integers
-        raise AdvisorError("--max-memory", f"'{text}' is more than {MAX_MEMORY_CEILING >> 50} PiB")
+        raise AdvisorError("--max-memory", f"'{text.strip()}' is more than 1 EiB")
     return size
 
 
-MAX_MEMORY_CEILING = 2**60
+MAX_MEMORY_CEILING = 2**60  # 1 EiB, as docs/security.md says
 
 
 def memory_default_text() -> str:
@@ -74,7 +80,8 @@ def memory_default_text() -> str:
     from advisor.kinds.base import MEMORY_CEILING, MEMORY_FLOOR, MEMORY_SHARE, default_max_memory
 
     return (f"{MEMORY_SHARE:.0%} of the memory available at the start, between {bytes_(MEMORY_FLOOR)} and "
-            f"{bytes_(MEMORY_CEILING)}: {bytes_(default_max_memory())} here").replace("%", "%%")
+            f"{bytes_(MEMORY_CEILING)}, and of what the cgroup and `ulimit -v` leave: "
+            f"{bytes_(default_max_memory())} here").replace("%", "%%")
 
 
 # --- each kind's own options -------------------------------------------------------------------------

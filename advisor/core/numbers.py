@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 # Relative differences within these are agreement, not a finding (each a different question).
@@ -50,18 +51,34 @@ def relative_difference(reported: float, derived: float) -> float:
     return 0.0 if scale == 0 else abs(reported - derived) / scale
 
 
-_SIZE_UNITS = {"": 1, "b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40, "kb": 10**3, "mb": 10**6,
-               "gb": 10**9, "tb": 10**12, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}  # 2G as ulimit and sort
+_PREFIXES = "kmgtpe"  # kilo/kibi … exa/exbi: powers of 1000 with B (GB), of 1024 with iB (GiB) or alone (G)
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([kmgtpe]?)(i?)(b?)", re.IGNORECASE)
+
+
+def size_or_reason(text: str) -> int | str:
+    """Bytes from a size as people write it (`512MiB`, `4GiB`, `2G`, `1.5GB`, `4096`), or why it is not
+    one. Binary prefixes (KiB … EiB, and the bare K, M, G, T, P of ulimit and sort) are powers of 1024;
+    KB … EB powers of 1000. Letters are taken in any case but the last b: `Gb`, `gib`, `4096b` are bits as
+    written (network speeds are), so they are refused with the byte spellings rather than guessed. There is
+    no bare E: `1e` is the start of `1e9`."""
+    written = str(text).strip()
+    match = _SIZE.fullmatch(written)
+    not_a_size = f"'{written}' is not a size such as 512MiB or 4GiB"
+    if not match:
+        return not_a_size
+    number, prefix, binary, unit = match.group(1), match.group(2).lower(), match.group(3), match.group(4)
+    if (binary and not (prefix and unit)) or (prefix == "e" and not unit):  # `1Gi`, `1iB`; `1e`
+        return not_a_size
+    power = _PREFIXES.index(prefix) + 1 if prefix else 0
+    if unit == "b":
+        spellings = (f"{number}{prefix.upper()}B (10^{3 * power} bytes) or {number}{prefix.upper()}iB "
+                     f"(2^{10 * power} bytes)") if prefix else f"{number}B"
+        return f"'{written}': a lowercase b is bits; for bytes write {spellings}"
+    size = int(float(number) * (1000**power if unit and not binary else 1024**power))  # GB; GiB and the bare G
+    return size if size > 0 else not_a_size
 
 
 def parse_size(text: str) -> int | None:
-    """Bytes from a size as people write it (`512MiB`, `4GiB`, `2G`, `1.5gb`, `4096`), or None when it
-    is not a positive size. Binary prefixes (KiB, and the bare K, M, G, T of ulimit and sort) are powers
-    of 1024; KB, MB, GB, TB are powers of 1000."""
-    import re
-
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not match or match.group(2).lower() not in _SIZE_UNITS:
-        return None
-    size = int(float(match.group(1)) * _SIZE_UNITS[match.group(2).lower()])
-    return size if size > 0 else None
+    """Bytes from a size (size_or_reason), or None when it is not one."""
+    size = size_or_reason(text)
+    return size if isinstance(size, int) else None

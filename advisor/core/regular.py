@@ -55,6 +55,25 @@ def open_regular(path: Path, what: str = "a profile file") -> Iterator[BinaryIO]
         yield handle
 
 
+GROWTH_STEP = 1 << 20  # bytes read at a time past the size the file had when opened (it grew meanwhile)
+
+
+def read_at_most(handle: BinaryIO, limit: int) -> bytes:
+    """The rest of an open file, up to `limit` + 1 bytes (one more than allowed: the caller sees that it is
+    over). It asks for the size the file has now, plus one byte, then reads on in GROWTH_STEP pieces only if
+    the file grew: `read(limit + 1)` reserves the whole limit before the first byte, so under `ulimit -v`
+    a 1 KB summary's read asked for gigabytes and was "out of memory"."""
+    left = max(os.fstat(handle.fileno()).st_size - handle.tell(), 0)
+    data = handle.read(min(left, limit) + 1)
+    if len(data) <= left:  # the end came where fstat said (or earlier), or the read is already over the limit
+        return data
+    chunks, total = [data], len(data)
+    while total <= limit and (chunk := handle.read(min(GROWTH_STEP, limit + 1 - total))):  # it grew: read on
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
 def read_regular(path: Path, limit: int, what: str) -> bytes:
     """A whole regular file of at most `limit` bytes (also when it grows while being read)."""
     with open_regular(path, what) as handle:
@@ -62,7 +81,7 @@ def read_regular(path: Path, limit: int, what: str) -> bytes:
         if size > limit:
             raise AdvisorError(str(path), f"is {size / 2**20:,.1f} MiB, larger than {limit / 2**20:,.0f} MiB (the most "
                                           f"{what} may be)")
-        data = handle.read(limit + 1)
+        data = read_at_most(handle, limit)
     if len(data) > limit:
         raise AdvisorError(str(path), f"grew past {limit / 2**20:,.0f} MiB while being read")
     return data

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from types import UnionType
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -36,6 +37,10 @@ def field_problem(message: str, data: Any) -> str:
         problem = f"more than {found.group(1)} keys, the most a saved analysis holds"
     elif (found := re.match(r"^Object missing required field `(\w+)`$", what)) is not None:
         problem = f"missing required field '{found.group(1)}'"
+    elif what.startswith("Expected `float` ") and isinstance(value, float) and not math.isfinite(value):
+        problem = f"value {shown} is not a finite number"  # a NaN in a dict Python's JSON reader filled
+    elif re.match(r"^Expected `float` (<= 1\.0|>= 0\.0)$", what):  # the schema's Fraction: only shares of time
+        problem = f"{shown} is out of range 0..1 (a share of time)"
     elif what.startswith(("Number out of range", "Expected `float`")):
         problem = f"expected a finite number, got {shown}"
     elif (found := re.match(r"^Expected `int` (>=|<=) ", what)) is not None:
@@ -66,7 +71,7 @@ def _locate(path: str, data: Any) -> tuple[str, Any, tuple[Any, ...]]:
             key = next((k for k, v in data.items() if not _fits(v, value_type)), None) if isinstance(
                 data, dict) else None
             tp, data = value_type, _get(data, key)
-            label += f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{json.dumps(key)[:60]}]"
+            label += field_step(key)
     tp = _plain(tp, data)
     choices = get_args(tp) if get_origin(tp) is Literal else ()
     return label.lstrip("."), data, choices
@@ -109,3 +114,23 @@ def _shown(value: Any) -> str:
         return f"an integer of {len(str(abs(value)))} digits"
     text = json.dumps(value, ensure_ascii=False, allow_nan=True)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def non_finite_problem(data: Any) -> str | None:
+    """`field.path: value NaN is not a finite number` for the first NaN or ±Infinity in a file Python's JSON
+    reader read (it accepts them; JSON and msgspec do not, and advisor writes none); None when there is none."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        label, node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return f"{label.lstrip('.')}: value {_shown(node)} is not a finite number"
+        if isinstance(node, dict):
+            stack += reversed([(label + field_step(k), v) for k, v in node.items()])  # the file's order
+        elif isinstance(node, list):
+            stack += reversed([(f"{label}[{i}]", v) for i, v in enumerate(node)])
+    return None
+
+
+def field_step(key: Any) -> str:
+    """A map key as a step of a field's path: `.name`, or `["a key"]` when it is no identifier."""
+    return f".{key}" if isinstance(key, str) and key.isidentifier() else f"[{json.dumps(key)[:60]}]"

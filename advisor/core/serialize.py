@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from advisor.core import units
+from advisor.core import saved_checks, units
 from advisor.core.analysis_schema import (
     ANALYSIS_MEMORY_SHARE,
     DEFAULT_MAX_MEMORY,
@@ -43,8 +43,8 @@ from advisor.core.model import (
     SourceInfo,
     VendorFinding,
 )
-from advisor.core.regular import open_regular, require_regular_file
-from advisor.core.schema_errors import field_problem
+from advisor.core.regular import open_regular, read_at_most, require_regular_file
+from advisor.core.schema_errors import field_problem, non_finite_problem
 from advisor.core.trace_json import trace_from_dict, trace_to_dict
 
 SOURCE_FIELDS = ("profiler_version", "compiler_version", "runtime_version", "instance_type")
@@ -233,7 +233,7 @@ def _build(data: dict[str, Any], where: str) -> Analysis:
             capped_by=tuple(f.get("capped_by") or ()), bound=f.get("bound", ""), claims=f.get("claims", ""),
             catch_all=bool(f.get("catch_all", False)),
         ) for f in data.get("findings", []))
-        return Analysis(
+        analysis = Analysis(
             advisor_version=data.get("advisor_version", ""), source=source, info=src.get("info", {}),
             hardware=hardware, metrics=metrics, findings=findings,
             not_applicable=tuple(NotApplicable(name=n["name"], missing=tuple(n["missing"]), title=n.get("title", ""))
@@ -250,6 +250,8 @@ def _build(data: dict[str, Any], where: str) -> Analysis:
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # the schema should have said: a bug
         raise AdvisorError(where, f"not a valid advisor analysis JSON ({type(exc).__name__}: {exc})") from None
+    saved_checks.check(analysis, where)  # its figures agree with each other, as advisor writes them
+    return analysis
 
 
 _LEGACY_ENTRY_KEYS = ("core", "dma_active_time_percent", "tensor_engine_active_time_percent", "collective_time")
@@ -322,7 +324,7 @@ def read_if_analysis(path: Path, max_memory: int = DEFAULT_MAX_MEMORY) -> Analys
             return None
         if os.fstat(handle.fileno()).st_size > limit:
             raise too_large
-        data = head + handle.read(limit + 1 - len(head))
+        data = head + read_at_most(handle, max(limit - len(head), 0))  # never reserves the whole limit
     if len(data) > limit:  # it grew while being read
         raise too_large
     return decode_analysis(data, str(path))
@@ -332,8 +334,9 @@ def decode_analysis(data: bytes, where: str) -> Analysis | None:
     """A saved analysis from its bytes, checked against the schema; None when they are not one."""
     try:
         header = msgspec.json.decode(data, type=Header)
-    except (msgspec.DecodeError, RecursionError):
-        return None  # not JSON, or not an object: a profile adapter explains what it is
+    except (msgspec.DecodeError, RecursionError) as exc:
+        _refuse_if_analysis(data, where, exc)
+        return None
     if header.schema_version is msgspec.UNSET or header.advisor_version is msgspec.UNSET:
         return None
     if header.schema_version not in READ_SCHEMA_VERSIONS or isinstance(header.schema_version, bool):
@@ -347,6 +350,21 @@ def decode_analysis(data: bytes, where: str) -> Analysis | None:
     except RecursionError:
         raise AdvisorError(where, "nested too deeply for an advisor analysis JSON") from None
     return _build(msgspec.to_builtins(doc), where)
+
+
+MARKERS = (b'"schema_version"', b'"advisor_version"')  # the fields every analysis advisor writes begins with
+
+
+def _refuse_if_analysis(data: bytes, where: str, exc: Exception) -> None:
+    """Bytes that are an analysis but not strict JSON are refused as an analysis, never read again as a profile
+    ("no profile metrics in it"): a NaN or Infinity (Python's reader takes them, so the value is named), or broken
+    JSON with both markers at its head. Other bytes pass: a profile adapter explains what they are."""
+    untyped = _untyped(data)
+    broken = "nested too deeply" if isinstance(exc, RecursionError) else f"not valid JSON ({exc})"
+    if is_analysis(untyped):
+        raise AdvisorError(where, non_finite_problem(untyped) or f"an advisor analysis JSON, but {broken}")
+    if untyped is None and all(marker in data[:4096] for marker in MARKERS):
+        raise AdvisorError(where, f"an advisor analysis JSON, but {broken}")
 
 
 def _untyped(data: bytes) -> Any:

@@ -11,6 +11,7 @@ profiler's quantities.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -33,8 +34,23 @@ def _sig(x: float, digits: int = 4) -> str:
     return text
 
 
-def _usable(value: float | None) -> bool:
-    return value is not None and not isinstance(value, bool) and math.isfinite(value)
+# Magnitudes no profile of one run can have: a value past its limit is a tampered file or a profiler's garbage,
+# shown as unavailable (never as a 300-digit number). Generous on purpose: 32 years of time, a zettabyte, 10^21
+# FLOP/s or cycles; a share of 100,000 % (shares may pass 100 %: MFU at the memory floor, sums of overlapping
+# shares; a utilisation above 100 % is the kind's to refuse: kinds/conventions.py reading a profile,
+# kinds/check.py reading a saved analysis).
+TIME_LIMIT = 1e9  # seconds
+FRACTION_LIMIT = 1e3
+MAGNITUDE_LIMIT = 1e21  # any other unit
+
+
+def _usable(value: float | None, limit: float = MAGNITUDE_LIMIT) -> bool:
+    if value is None or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value) and abs(value) <= limit
+    except OverflowError:  # an integer past float range (a 300-digit JSON number read by Python)
+        return False
 
 
 def count(value: float | None) -> str:
@@ -70,7 +86,7 @@ def decimal_bytes(value: float | None) -> str:
 
 
 def seconds(value: float | None) -> str:
-    if not _usable(value):
+    if not _usable(value, TIME_LIMIT):
         return UNAVAILABLE
     assert value is not None
     if value == 0:
@@ -96,7 +112,7 @@ def axis(unit: str, values: Sequence[float]) -> tuple[float, str]:
 
 def percent(fraction: float | None) -> str:
     """A profiler fraction (0..1) as a percent: 96.45 %, 3.67 %, 0.000226 %."""
-    if not _usable(fraction):
+    if not _usable(fraction, FRACTION_LIMIT):
         return UNAVAILABLE
     assert fraction is not None
     pct = fraction * 100
@@ -169,6 +185,13 @@ UNITS: dict[str, Callable[[float | None], str]] = {
 SHOWN_IN_UNIT = frozenset({"fraction", "bytes", "s", "bytes/s", "FLOP/s"})
 # How a unit a kind adds may be shown: "counted" is the count followed by the unit (1,024 warps, 2.5 waves).
 DISPLAYS = ("counted",)
+# The shape of a unit a kind may add (warps, SMs, inst/cycle): a short word, so every unit is plain text in any
+# output format. A saved analysis's unit of another shape is refused (core/saved_checks.py) and never shown.
+_UNIT_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]{0,15}(?:/[A-Za-z][A-Za-z0-9]{0,15})?")
+
+
+def is_unit_word(unit: str) -> bool:
+    return _UNIT_WORD.fullmatch(unit) is not None
 
 
 @dataclass(frozen=True)
@@ -182,6 +205,8 @@ class Units:
         for unit, display in self.added.items():
             if unit in UNITS:
                 raise ValueError(f"unit {unit!r} is a generic unit already; a kind may only add new ones")
+            if not is_unit_word(unit):
+                raise ValueError(f"unit {unit!r} is not a word (letters and digits, at most one '/')")
             if display not in DISPLAYS:
                 raise ValueError(f"unit {unit!r}: display {display!r} is not one of {', '.join(DISPLAYS)}")
 
@@ -198,6 +223,19 @@ class Units:
 
 def value(v: float | None, unit: str) -> str:
     """Any metric value by its unit. Any other unit (one a kind adds: each is counted) is shown as the count
-    followed by the unit, so a value keeps its unit also where its kind is not known (a fleet's tables)."""
+    followed by the unit, so a value keeps its unit also where its kind is not known (a fleet's tables). A unit
+    that is no word cannot be one (the readers refuse it): the bare number, as the unit could be markup."""
     shown = UNITS.get(unit)
-    return shown(v) if shown is not None else _counted(unit)(v)
+    if shown is not None:
+        return shown(v)
+    return _counted(unit)(v) if is_unit_word(unit) else ratio(v)
+
+
+def limit(unit: str) -> float:
+    """The largest magnitude a value of the unit may have (above): past it, it is no measurement."""
+    return TIME_LIMIT if unit == "s" else FRACTION_LIMIT if unit == "fraction" else MAGNITUDE_LIMIT
+
+
+def in_range(v: float | None, unit: str) -> bool:
+    """Whether a number can be shown in its unit: finite and within the unit's physical range."""
+    return _usable(v, limit(unit))

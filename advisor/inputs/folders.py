@@ -21,15 +21,25 @@ def natural_key(path: Path) -> list[object]:
 
 
 def listing(folder: Path, accept: Callable[[str], bool], limit: int = MAX_LISTED) -> list[Path]:
-    """The folder's files whose names `accept` takes, in natural order; refused past `limit` entries."""
+    """The folder's files whose names `accept` takes, in natural order; refused past `limit` entries. An
+    entry named like a trace that cannot be looked at (a symlink loop, no permission) is named itself: it
+    is not the folder that failed."""
     found = []
     try:
         with os.scandir(folder) as entries:
             for count, entry in enumerate(entries, 1):
                 if count > limit:
                     raise AdvisorError(str(folder), f"more than {limit:,} entries: not a folder of rank traces")
-                if entry.is_file() and accept(entry.name):
+                if accept(entry.name) and _is_file(entry):  # the name first: other entries are never followed
                     found.append(Path(entry.path))
     except OSError as exc:
         raise AdvisorError(str(folder), exc.strerror or str(exc)) from None
     return sorted(found, key=natural_key)
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """Whether the entry is a file, following a symlink; a loop or a refused look is one error naming it."""
+    try:
+        return entry.is_file()
+    except OSError as exc:
+        raise AdvisorError(entry.path, exc.strerror or str(exc)) from None

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from advisor.core.errors import AdvisorError
 from advisor.core.regular import open_regular as open_regular  # re-exported: the readers open through here
+from advisor.core.regular import read_at_most
 from advisor.core.regular import read_errors as file_errors
 from advisor.core.regular import require_regular_file as require_regular_file
 
@@ -31,7 +32,7 @@ def read_bytes(path: Path, limit: int = MAX_SUMMARY_BYTES, what: str = "input si
         if size > limit:
             raise AdvisorError(str(path), size_refusal(size, limit, what))
         with file_errors(path):
-            data = handle.read(limit + 1)
+            data = read_at_most(handle, limit)  # what the file holds, never a reservation of the whole limit
     if len(data) > limit:
         raise AdvisorError(str(path), size_refusal(len(data), limit, what))
     return data

@@ -79,13 +79,21 @@ def _head(path: Path) -> bytes:
 
 
 def detect(path: Path) -> ProfileKind:
-    """The first kind that reads this input; the error lists every kind tried."""
+    """The first kind that reads this input; the error lists every kind tried. A folder is asked of every
+    kind: one that two kinds read holds files of both, and reading it as either drops the other's unseen."""
     kinds = available()
     exists = path.exists() or path.is_symlink()
     head = _head(path) if exists else b""
-    for kind in kinds:
-        if kind.adapters().detect(path, head):
-            return kind
+    if path.is_dir():
+        claims = [kind for kind in kinds if kind.adapters().detect(path, head)]
+        if len(claims) > 1:
+            raise AdvisorError(str(path), _mixed(path, claims))
+        if claims:
+            return claims[0]
+    else:
+        for kind in kinds:
+            if kind.adapters().detect(path, head):
+                return kind
     if not exists:
         raise AdvisorError(str(path), "no such file")
     tried = "; ".join(f"{k.title} ({k.formats})" for k in kinds)
@@ -93,3 +101,24 @@ def detect(path: Path) -> ProfileKind:
         raise AdvisorError(str(path), f"a folder no profile kind reads; tried {tried}")
     what = "binary data" if b"\x00" in head[:4096] else "unknown format"
     raise AdvisorError(str(path), f"{what}: no profile kind reads it; tried {tried}")
+
+
+def _mixed(folder: Path, kinds: list[ProfileKind]) -> str:
+    """The refusal of a folder several kinds read, naming each kind and its first files."""
+    return (f"rank files of {len(kinds)} profile kinds, and a folder is read as one: "
+            f"{', '.join(f'{k.title}{_first_files(k, folder)}' for k in kinds)}; give each kind a folder of its own")
+
+
+def _first_files(kind: ProfileKind, folder: Path, shown: int = 3) -> str:
+    """` (a, b, c and N more)`: the kind's files in the folder; what is wrong with them when they are no set of
+    ranks (`rank 0 twice: …`, which names files too); "" when the kind reads the folder as a whole (Neuron
+    Explorer's tables)."""
+    try:
+        names = [path.name for _, path in kind.adapters().members(folder) or ()]
+    except AdvisorError as exc:
+        where = "" if exc.where == str(folder) else f"{Path(exc.where).name}: "
+        return f" ({where}{exc.problem})"
+    if not names:
+        return ""
+    more = f" and {len(names) - shown:,} more" if len(names) > shown else ""
+    return f" ({', '.join(names[:shown])}{more})"

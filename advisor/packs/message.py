@@ -76,7 +76,7 @@ def format_value(value: object, unit: str, spec: str) -> str:
         return fmt.value(number, unit)
     if spec == "%":
         return fmt.percent(number)
-    if number is None:
+    if number is None or not fmt.in_range(number, unit):  # a spec like .0f would print 1e300 as 301 digits
         return fmt.UNAVAILABLE
     return format(number, spec)
 

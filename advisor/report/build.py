@@ -87,7 +87,7 @@ def _tldr(view: View, kind_report: Report) -> Section:
 def _setup(view: View, kind_report: Report) -> Section:
     a = view.analysis
     s = a.source
-    rows = [("Input file", code(s.path)), ("Format", f"{s.format} ({escape(s.shape)})")]
+    rows = [("Input file", code(s.path)), ("Format", f"{escape(s.format)} ({escape(s.shape)})")]
     if s.entry:
         rows.append(("Entry analysed", f"{code(s.entry)} of {len(s.entries)}"))
     if s.converted_with:

@@ -4,6 +4,7 @@ and progress on a terminal."""
 
 import json
 import os
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -331,7 +332,12 @@ def test_an_internal_error_is_one_line(monkeypatch, cli):
                            "and report it\n")
 
 
-def _stderr_on_a_terminal(*args: object) -> str:
+# advisor with --max-memory's floor lowered: a 1 MiB trace is streamed only under a budget below 2 MiB
+_UNDER_THE_FLOOR = [sys.executable, "-c", "import sys, advisor.kinds.base as b; b.MEMORY_MINIMUM = 1; "
+                    "from advisor.cli import main; sys.exit(main(sys.argv[1:]))"]
+
+
+def _stderr_on_a_terminal(*args: object, command: list[str] | None = None) -> str:
     """Run advisor with stderr on a pseudo-terminal (as a person watching it) and return what it printed there."""
     import pty
     import subprocess
@@ -340,8 +346,8 @@ def _stderr_on_a_terminal(*args: object) -> str:
 
     leader, follower = pty.openpty()
     try:
-        done = subprocess.run([*advisor_command(), *map(str, args)], stdout=subprocess.DEVNULL, stderr=follower,
-                              timeout=120, check=False)
+        done = subprocess.run([*(command or advisor_command()), *map(str, args)], stdout=subprocess.DEVNULL,
+                              stderr=follower, timeout=120, check=False)
         os.close(follower)
         chunks = []
         while True:
@@ -362,7 +368,8 @@ def test_progress_only_on_a_terminal_and_not_with_quiet(tmp_path):
     trace = SAMPLES / "legacy_trace" / "profile.json"
     shown = _stderr_on_a_terminal("report", trace, "-o", tmp_path / "a.json")
     assert "advisor: reading 845 DMA transfers: 100 %" in shown and "advisor: analysing the events" in shown
-    streamed = _stderr_on_a_terminal("report", trace, "--max-memory", "1KiB", "-o", tmp_path / "b.json")
+    streamed = _stderr_on_a_terminal("report", trace, "--max-memory", "1KiB", "-o", tmp_path / "b.json",
+                                     command=_UNDER_THE_FLOOR)
     assert "advisor: streaming 1 MiB: 100 %" in streamed
     assert _stderr_on_a_terminal("report", trace, "--quiet", "-o", tmp_path / "c.json") == ""
     assert run_cli("report", trace, "-o", tmp_path / "d.json").stderr == ""  # a pipe, not a terminal

@@ -194,8 +194,10 @@ def test_command_line_over_settings():
 @pytest.mark.parametrize(("text", "size"), [
     ("2GiB", 2 << 30), ("2G", 2 << 30), ("2g", 2 << 30), ("512MiB", 512 << 20), ("512M", 512 << 20),
     ("1KiB", 1024), ("1.5GiB", 3 << 29), ("4096", 4096), ("4096B", 4096), (" 2 GiB ", 2 << 30),
-    ("1GB", 10**9), ("1kb", 1000), ("1TiB", 1 << 40),
+    ("1GB", 10**9), ("1kB", 1000), ("1TiB", 1 << 40), ("1PiB", 1 << 50), ("1EiB", 1 << 60), ("1p", 1 << 50),
     ("", None), ("GiB", None), ("2 lots", None), ("-1G", None), ("0", None), ("0.1", None), ("1e9", None),
+    ("1kb", None), ("1Gb", None), ("1gib", None), ("1b", None),  # a lowercase b is bits, never taken as bytes
+    ("1e", None),  # no bare E: 1e reads as the start of 1e9
 ])
 def test_parse_size(text, size):
     assert parse_size(text) == size

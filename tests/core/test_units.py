@@ -76,3 +76,39 @@ def test_units_a_kind_adds():
         fmt.Units({"s": "counted"})
     with pytest.raises(ValueError, match="display 'percent' is not one of counted"):
         fmt.Units({"warps": "percent"})
+
+
+@pytest.mark.parametrize(("value", "unit"), [
+    (1e300, "s"), (10**300, "count"), (10**400, "bytes"), (1e291, "fraction"), (2e9, "s"), (1e22, "FLOP/s"),
+    (-1e300, "cycles"), (1e300, "warps"), (1e300, ""),
+], ids=lambda v: f"{len(str(v))}-digit int" if isinstance(v, int) else None)
+def test_past_any_physical_range_is_unavailable(value, unit):
+    """A 300-digit number printed as 300 digits, a share as 1e293 %: past its unit's physical range a value is no
+    measurement (a tampered file, a profiler's garbage), shown as unavailable."""
+    assert fmt.value(value, unit) == "unavailable"
+
+
+def test_large_but_physical_values_still_show():
+    assert fmt.value(3.6e6, "s") == "3600000 s"  # a thousand hours
+    assert fmt.value(5.0, "fraction") == "500.00 %"  # MFU at the memory floor may pass 100 %
+    assert fmt.value(1e21, "FLOP") == "1000000 PFLOP"
+
+
+@pytest.mark.parametrize("unit", ["<img src=y onerror=alert(1)>", "[x](javascript:y)", "a b", "`x`", "s/", "x" * 40])
+def test_a_unit_that_is_no_word_is_never_shown(unit):
+    """A saved analysis's unit reached the Markdown raw: one that is no word is not shown, only the number."""
+    assert fmt.value(3, unit) == "3"
+
+
+def test_a_kind_adds_only_word_units():
+    with pytest.raises(ValueError, match="is not a word"):
+        fmt.Units({"<b>": "counted"})
+    assert "inst/cycle" in fmt.Units({"inst/cycle": "counted"})
+
+
+def test_a_message_spec_does_not_print_a_huge_number():
+    from advisor.packs.message import format_value
+
+    assert format_value(1e300, "s", ".0f") == "unavailable"
+    assert format_value(10**300, "count", ",.0f") == "unavailable"
+    assert format_value(0.25, "fraction", "%") == "25.00 %"

@@ -50,6 +50,35 @@ def test_max_memory_refuses_what_is_not_a_size(capsys, value):
     assert err.count("\n") == 1 and err.startswith("advisor: error: --max-memory: ") and "internal" not in err
 
 
+@pytest.mark.parametrize(("value", "problem"), [
+    ("1", "'1' is 1 B, less than the least budget of 64 MiB (advisor alone takes tens of MiB); sizes take a "
+          "unit, e.g. 4GiB"),
+    ("63MiB", "'63MiB' is 63 MiB, less than the least budget of 64 MiB (advisor alone takes tens of MiB); sizes "
+              "take a unit, e.g. 4GiB"),
+    ("2Gb", "'2Gb': a lowercase b is bits; for bytes write 2GB (10^9 bytes) or 2GiB (2^30 bytes)"),
+    ("512mib", "'512mib': a lowercase b is bits; for bytes write 512MB (10^6 bytes) or 512MiB (2^20 bytes)"),
+    ("4096b", "'4096b': a lowercase b is bits; for bytes write 4096B"),
+    ("1.1EiB", "'1.1EiB' is more than 1 EiB"),
+    ("2 lots", "'2 lots' is not a size such as 512MiB or 4GiB"),
+])
+def test_max_memory_says_why_a_size_is_refused(capsys, value, problem):
+    """Safety issue: `1` (byte) and `2Gb` (bits?) were taken; `1EiB`, the ceiling docs/security.md gives, was
+    refused as 'not a size'."""
+    assert main(["report", str(MP2), f"--max-memory={value}", "--format", "json"]) == 2
+    assert capsys.readouterr() == ("", f"advisor: error: --max-memory: {problem}\n")
+
+
+@pytest.mark.parametrize(("value", "size"), [
+    ("64MiB", 64 << 20), ("1EiB", 1 << 60), ("1024PiB", 1 << 60), ("2GIB", 2 << 30), ("2g", 2 << 30),
+    ("2G", 2 << 30), ("2GiB", 2 << 30), ("2gIB", 2 << 30), ("2GB", 2 * 10**9), ("2gB", 2 * 10**9),
+    ("67108864", 64 << 20), ("67108864B", 64 << 20),
+])
+def test_max_memory_takes_units_in_any_case_where_they_can_only_mean_bytes(value, size):
+    from advisor.cli.options import max_memory
+
+    assert max_memory(value) == size
+
+
 @pytest.mark.parametrize("severity", ["HIGH", "High", " high"])
 def test_severities_are_case_insensitive(tmp_path, monkeypatch, capsys, severity):
     assert main(["report", str(MP2), "--fail-on", severity, "-o", str(tmp_path / "r.json")]) == 1
@@ -90,3 +119,44 @@ def test_a_key_given_twice_in_any_yaml_file_is_refused(tmp_path, capsys, option,
     err = capsys.readouterr().err
     assert err.startswith(f"advisor: error: {path}:{line}: duplicate key ") and err.count("\n") == 1
     assert not (tmp_path / "r.md").exists()
+
+
+def test_a_negative_zero_allowance_is_said_as_zero(capsys):
+    """`--fail-on-regression=-0` printed "more than -0 %"."""
+    assert main(["compare", str(AFTER), str(BEFORE), "--fail-on-regression=-0", "--format", "json"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("advisor: gate: total time +66.7 % (weight_reload_fixed/summary → weight_reload/summary), "
+                   "more than 0 %\n")
+
+
+# --- a selection that leaves a profile no rule -----------------------------------------------------------------
+
+def test_a_selection_of_another_kinds_rule_fails_instead_of_passing_the_gate(tmp_path, capsys):
+    """`--select torch/host-bound --fail-on high` on a Neuron profile whose own rules fire high ran no rule and
+    passed: "no rule in the loaded packs fired", exit 0. Now exit 2 and one line, before any output."""
+    out = tmp_path / "r.md"
+    assert main(["report", str(BEFORE), "--select", "torch/host-bound", "--fail-on", "high", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        "advisor: error: --select: 'torch/host-bound' leaves no rule to run on this neuron profile, so nothing "
+        "would be checked (a rule of another kind runs only on that kind's profiles); `advisor rules list --kind "
+        "neuron` lists its rules\n")
+    assert not out.exists()
+    assert main(["report", str(BEFORE), "--select", "torch/host-bound,weight-reload", "--fail-on", "high",
+                 "-o", str(out)]) == 1  # one rule of its own kind is enough: the gate judges it
+
+
+def test_ignoring_every_rule_left_is_the_same_error(capsys):
+    assert main(["report", str(BEFORE), "--ignore", "*", "--format", "json"]) == 2
+    assert capsys.readouterr().err == (
+        "advisor: error: --ignore: '*' leaves no rule to run on this neuron profile, so nothing would be checked (a "
+        "rule of another kind runs only on that kind's profiles); `advisor rules list --kind neuron` lists its "
+        "rules\n")
+
+
+def test_another_kinds_selection_still_applies_to_its_own_kind():
+    """A settings file may name rules of several kinds: the profile's own kind's rule still runs."""
+    from advisor.api import AnalyzeOptions, analyze
+    from advisor.engine.evaluate import Selection
+
+    chosen = analyze(BEFORE, AnalyzeOptions(selection=Selection(select=("torch/host-bound", "neuron/weight-reload"))))
+    assert [o.name for o in chosen.outcomes] == ["memory-bound", "weight-reload"]  # and the rule it requires

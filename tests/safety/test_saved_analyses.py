@@ -71,7 +71,7 @@ def test_a_tampered_analysis_names_the_field(saved_data, tmp_path, capsys, edit,
 
 def test_huge_and_non_finite_numbers_are_refused_or_rendered(saved_data, tmp_path, capsys):
     """§2 numbers: a 1e400 (infinite once read) is refused naming the field; a 300-digit integer where a
-    count belongs is refused; 1e300 where a time belongs renders."""
+    time belongs is beyond any physical range and refused (it rendered as 300 digits); an entry's odd time renders."""
     text = json.dumps(saved_data)
     path = tmp_path / "inf.json"
     path.write_text(text.replace('"total_time": {"value": ', '"total_time": {"value": 1e400, "x": ', 1))
@@ -79,7 +79,8 @@ def test_huge_and_non_finite_numbers_are_refused_or_rendered(saved_data, tmp_pat
     data = copy.deepcopy(saved_data)
     data["metrics"]["total_time"]["value"] = 10**300
     path.write_text(json.dumps(data))
-    assert main(["report", str(path), "-o", str(tmp_path / "big.md")]) == 0
+    assert _error_of(capsys, path).endswith("metrics.total_time.value: 1e+300 s is beyond any physical range (a "
+                                            "profile's figures in s stay within ±1e+09)")
     data = copy.deepcopy(saved_data)
     data["entries"] = [{"name": "r", "columns": [], "findings": ["x"] * 3, "total_time": -1, "gain": None}]
     data["trace"] = None
@@ -125,9 +126,10 @@ def test_old_analyses_still_load(tmp_path):
     assert analysis.entries  # schema 1's overview rows converted
 
 
-def test_a_saved_analysis_is_bounded_by_max_memory(saved_data, tmp_path, capsys):
+def test_a_saved_analysis_is_bounded_by_max_memory(saved_data, tmp_path, capsys, monkeypatch):
     """§5 saved analysis size: the file is refused past 1/16 of --max-memory, with how to raise it, before
     it is read; the default (2GiB) reads up to 128 MiB."""
+    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     path = tmp_path / "a.json"
     path.write_text(json.dumps(saved_data))
     size = path.stat().st_size
@@ -267,3 +269,211 @@ def test_a_saved_table_that_is_not_its_kinds_is_one_error(tmp_path, capsys, edit
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"advisor: error: {saved}: ") and problem in err and "\n" not in err
     assert not (tmp_path / "r.md").exists()
+
+
+# --- trust: a saved analysis is believed only as far as it is consistent (docs/security.md) ------------------
+
+MP2 = SAMPLES / "mp2_energy" / "summary.json"
+EVIL = "<img src=y onerror=alert(1)>"
+
+
+@pytest.fixture(scope="module")
+def mp2_data(tmp_path_factory) -> dict:
+    """The bundled mp2_energy summary's saved analysis: one finding capped by a bound, hardware figures."""
+    path = tmp_path_factory.mktemp("mp2") / "a.json"
+    assert main(["report", str(MP2), "-o", str(path)]) == 0
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(scope="module")
+def trace_data(tmp_path_factory) -> dict:
+    """A Neuron trace's saved analysis: its tables (hotspots, tensor loads) are the Neuron report's."""
+    path = tmp_path_factory.mktemp("trace") / "a.json"
+    assert main(["report", str(SAMPLES / "legacy_trace" / "profile.json"), "-o", str(path)]) == 0
+    return json.loads(path.read_text())
+
+
+def _saved(tmp_path: Path, data: dict, edit=None) -> Path:
+    """`data` edited, written as Python writes JSON (NaN and Infinity as bare words)."""
+    data = copy.deepcopy(data)
+    if edit is not None:
+        edit(data)
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(data, allow_nan=True))
+    return path
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda d: d["metrics"]["total_time"].update(unit=EVIL),
+     f"metrics.total_time.unit: '{EVIL}' is not a unit advisor knows (s, bytes, FLOP, FLOP/s, bytes/s, FLOP/B, "
+     "fraction, ratio, count, cycles, Hz)"),
+    (lambda d: d["findings"][0]["evidence"]["dma_active_time_percent"].update(unit="% <b>"),
+     "findings[0].evidence.dma_active_time_percent.unit: '% <b>' is not a unit advisor knows"),
+    (lambda d: d["findings"][0]["params"]["min_active"].update(unit="[x](javascript:y)"),
+     "findings[0].params.min_active.unit: '[x](javascript:y)' is not a unit advisor knows"),
+    (lambda d: d["hardware"]["values"]["hbm_bandwidth"].update(unit="bytes/s\n# h"),
+     "hardware.values.hbm_bandwidth.unit: 'bytes/s\\n# h' is not a unit advisor knows"),
+    (lambda d: d["metrics"]["total_time"].update(unit="warps"),  # a unit, but Nsight Compute's
+     "metrics.total_time.unit: 'warps' is not a unit of AWS Neuron analyses"),
+])
+def test_a_unit_that_is_not_one_is_refused_naming_the_field(mp2_data, tmp_path, capsys, edit, expected):
+    """Units reached the Markdown raw (`0.2138 <img src=y onerror=alert(1)>`: a live tag wherever a viewer passes
+    HTML). A unit is a generic one or one the analysis's kind adds; any other is one line naming the field."""
+    assert expected in _error_of(capsys, _saved(tmp_path, mp2_data, edit))
+
+
+def _text_everywhere(d: dict) -> None:
+    d["source"].update(format=EVIL, shape=EVIL)
+    d["source"]["info"]["compiler_version"] = EVIL
+    d["hardware"].update(name=EVIL, description=EVIL, chosen_by=EVIL, notes=[EVIL], references=[EVIL])
+    d["findings"][0].update(title=EVIL, message=EVIL, recommendation=EVIL, root_cause_text=EVIL, condition=EVIL,
+                            category=EVIL, references=[EVIL])
+    d["bounds"][0].update(title=EVIL, description=EVIL, formula=EVIL)
+    d["metrics"]["total_time"].update(description=EVIL, note=EVIL)
+    d["notes"] = [EVIL]
+
+
+@pytest.mark.parametrize("fmt", ["md", "html"])
+def test_text_from_a_saved_analysis_is_text_in_every_format(mp2_data, tmp_path, fmt):
+    """Whatever a file passes the checks with, its text is escaped in every format: `source.format` reached the
+    Markdown setup table raw."""
+    from markdown_it import MarkdownIt
+
+    out = tmp_path / f"r.{fmt}"
+    assert main(["report", str(_saved(tmp_path, mp2_data, _text_everywhere)), "-o", str(out)]) == 0
+    text = out.read_text()
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(text) if fmt == "md" else text
+    assert "<img src=y" not in html
+    assert html.count("&lt;img src=y onerror=alert(1)&gt;") >= 8  # shown, as text
+
+
+def _relabelled(kind: str, packs_too: bool = False, hardware: bool = True):
+    def edit(d: dict) -> None:
+        d["kind"] = kind
+        if packs_too:  # the rule pack's name rewritten as well: the hardware, then the tables still tell
+            d["packs"] = {kind: "1.0.0"}
+            for part in (*d["findings"], *d["bounds"]):
+                part["pack"] = kind
+        if not hardware:
+            d["hardware"] = None
+    return edit
+
+
+@pytest.mark.parametrize(("sample", "edit", "expected"), [
+    ("mp2", _relabelled("torch"), "kind: 'torch', but its rule pack 'neuron' applies to neuron profiles only: this "
+                                  "is no PyTorch profiler (Kineto) analysis"),
+    ("mp2", _relabelled("ncu"), "kind: 'ncu', but its rule pack 'neuron' applies to neuron profiles only: this is "
+                                "no NVIDIA Nsight Compute analysis"),
+    ("mp2", _relabelled("torch", packs_too=True), "hardware.values.base_clock_hz: not a hardware figure of PyTorch "
+                                                  "profiler (Kineto) analyses (sm_count, device_memory)"),
+    ("trace", _relabelled("torch", packs_too=True, hardware=False),
+     "trace.breakdowns: 'hotspots_hlo' is not a table of PyTorch profiler (Kineto) analyses (steps, kernel_classes, "
+     "top_kernels, idle_breakdown, streams)"),
+])
+def test_an_analysis_relabelled_as_another_kind_is_refused(mp2_data, trace_data, tmp_path, capsys, sample, edit,
+                                                           expected):
+    """A Neuron analysis relabelled `"kind": "torch"` rendered as a PyTorch report (its TL;DR said "no device
+    events"). Its rule packs, hardware figures and tables are checked against the kind: one line naming the first
+    that is not the kind's."""
+    data = mp2_data if sample == "mp2" else trace_data
+    assert _error_of(capsys, _saved(tmp_path, data, edit)).endswith(expected)
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda d: d["metrics"]["total_time"].update(value=math.nan), "metrics.total_time.value: value NaN is not a "
+                                                                  "finite number"),
+    (lambda d: d["findings"][0]["evidence"]["dma_active_time_percent"].update(value=math.inf),
+     "findings[0].evidence.dma_active_time_percent.value: value Infinity is not a finite number"),
+    (lambda d: d["hardware"]["values"]["hbm_bandwidth"].update(value=-math.inf),
+     "hardware.values.hbm_bandwidth.value: value -Infinity is not a finite number"),
+])
+def test_a_non_finite_number_is_refused_as_an_analysis(mp2_data, tmp_path, capsys, edit, expected):
+    """NaN and Infinity (Python writes them; JSON has neither) made the strict reader give up and the file be read
+    again as a profile: "no Neuron profile metrics in it". A file with advisor's markers is refused as an analysis,
+    naming the value."""
+    err = _error_of(capsys, _saved(tmp_path, mp2_data, edit))
+    assert err.endswith(expected) and "profile" not in err
+
+
+def test_a_broken_analysis_is_refused_as_an_analysis(mp2_data, tmp_path, capsys):
+    """A truncated analysis (both markers at its head) is said to be one, not read as a profile."""
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps(mp2_data)[:3000])
+    assert _error_of(capsys, path).endswith(": an advisor analysis JSON, but not valid JSON (Input data was "
+                                            "truncated)")
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda d: d["findings"][0].update(estimated_speedup=7.5),
+     "findings[0].estimated_speedup: 7.5 is out of range 0..1 (a share of time)"),
+    (lambda d: d["bounds"][0].update(value=1.5), "bounds[0].value: 1.5 is out of range 0..1 (a share of time)"),
+    (lambda d: d["bounds"][0].update(value=-0.25), "bounds[0].value: -0.25 is out of range 0..1 (a share of time)"),
+])
+def test_a_share_of_time_out_of_range_says_so(mp2_data, tmp_path, capsys, edit, expected):
+    """`estimated_speedup: 7.5` said "expected a finite number": it is one, but no share of the run."""
+    assert _error_of(capsys, _saved(tmp_path, mp2_data, edit)).endswith(expected)
+
+
+def _passed_rule(d: dict) -> None:
+    d["findings"][0]["name"] = next(o["name"] for o in d["outcomes"] if o["outcome"] == "passed")
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda d: d["findings"][0].update(estimated_speedup=0.9),
+     "findings[0].estimated_speedup: 90.00 % is above the bound 'vector_engine_fix' it is capped by (70.04 %)"),
+    (lambda d: d["findings"][0].update(name="made-up-rule"),
+     "findings[0].name: rule 'made-up-rule' is not a rule this analysis ran (no outcome names it)"),
+    (_passed_rule, "findings[0].name: rule 'dma-fragmentation' has the outcome 'passed' here, not 'fired'"),
+    (lambda d: d["findings"][0].update(pack="mine"), "findings[0].pack: 'mine' is not one of the analysis's packs "
+                                                     "(neuron)"),
+    (lambda d: d["findings"][0].update(capped_by=["no_such_bound"]),
+     "findings[0].capped_by: 'no_such_bound' is not one of the analysis's bounds"),
+    (lambda d: d["findings"][0].update(because=["ghost"]), "findings[0].because: 'ghost' is not one of the "
+                                                           "analysis's findings"),
+    (lambda d: d["findings"][0]["evidence"]["vector_engine_active_time_percent"].update(value=0.5),
+     "findings[0].evidence.vector_engine_active_time_percent: 0.5 fraction, where the analysis's metric "
+     "vector_engine_active_time_percent is 0.9645396092701302 fraction"),
+    (lambda d: d["metrics"]["achieved_flops_rate"].update(value=0),  # missing is unavailable, never 0
+     "metrics.achieved_flops_rate.value: 0 FLOP/s although its inputs hardware_flops are missing"),
+    (lambda d: d["bounds"][0].update(pack="other"), "bounds[0].pack: 'other' is not one of the analysis's packs "
+                                                    "(neuron)"),
+    (lambda d: d["hardware"]["values"]["hbm_bandwidth"].update(value=1e300),
+     "hardware.values.hbm_bandwidth.value: 1e+300 bytes/s is beyond any physical range (a profile's figures in "
+     "bytes/s stay within ±1e+21)"),
+    (lambda d: [part["vector_engine_active_time_percent"].update(value=3.0)
+                for part in (d["metrics"], d["findings"][0]["evidence"])],
+     "metrics.vector_engine_active_time_percent.value: 3 is outside 0..1: AWS Neuron's _percent fields are "
+     "shares (at most 100 %)"),
+])
+def test_an_analysis_that_cannot_be_consistent_is_refused(mp2_data, tmp_path, capsys, edit, expected):
+    """A tampered analysis was trusted: an estimate above the bound it records, a finding of a rule that never ran,
+    a figure its own evidence contradicts, a 300 % utilisation. Trust means internal consistency; what cannot be
+    consistent is one line naming the field."""
+    assert _error_of(capsys, _saved(tmp_path, mp2_data, edit)).endswith(expected)
+
+
+GOLDEN_ANALYSES = sorted(p for p in (ROOT / "tests" / "golden").glob("*.json") if not p.name.startswith("compare__"))
+
+
+@pytest.mark.parametrize("path", GOLDEN_ANALYSES, ids=lambda p: p.name)
+def test_every_analysis_advisor_writes_passes_the_checks(path):
+    """The checks refuse no analysis advisor wrote: every kind's golden analyses (folders, traces, contexts)."""
+    analysis = serialize.decode_analysis(path.read_bytes(), path.name)
+    assert analysis is not None and analysis.findings
+    check_saved_tables(get_kind(analysis.kind, path.name), analysis, path.name)
+
+
+def test_a_profile_with_numbers_past_any_physical_range_shows_them_unavailable(tmp_path):
+    """A 300-digit total_time printed as 300 digits (and so did everything derived from it): past its unit's
+    physical range a number is unavailable, in figures and in findings' messages."""
+    import re
+
+    data = json.loads(MP2.read_text())
+    data.update(total_time=10**300, hbm_read_bytes=1e300, vector_engine_instruction_count=10**300)
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "r.md"
+    assert main(["report", str(path), "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "Total time: unavailable." in text
+    assert not re.search(r"(?<![\d.])\d{22,}", text.replace(",", "")), "a number printed digit by digit"

@@ -50,17 +50,18 @@ def _rank(path: Path, text: str) -> int | None:
 
 def members(folder: Path, limit: int = DEFAULT_MAX_RANKS) -> list[tuple[str, Path]] | None:
     """The folder's Kineto traces as (`rank <r>` or the file name, path): ranked ones in rank order, then the
-    others in natural order; None for a file. More than `limit` trace-named files is refused before any is
-    read; a rank twice is an error, and so is a file named for a rank that is not a Kineto trace (a failed
+    others in natural order; None for a file. More than `limit` traces (or files named for a rank) is refused
+    before any is analysed, other JSON files in the folder not counted (telling them apart reads a head each); a
+    rank twice is an error, and so is a file named for a rank that is not a Kineto trace (a failed
     capture would otherwise drop out of the ranks unseen)."""
     if not folder.is_dir():
         return None
-    files = _listing(folder)
-    check_rank_count(folder, len(files), limit)
     ranked: dict[int, Path] = {}
     unranked: list[Path] = []
     bad: list[Path] = []
-    for path in files:
+    for path in _listing(folder):  # only traces and files named for a rank count (a head read each), to the limit
+        if len(ranked) + len(unranked) + len(bad) > limit:
+            check_rank_count(folder, limit + 1, limit, at_least=True)
         text = sniff.head_text(path)
         if not sniff.is_kineto(text.encode("utf-8", "surrogatepass")):
             if sniff.rank_from_name(path.name) is not None:
@@ -73,6 +74,7 @@ def members(folder: Path, limit: int = DEFAULT_MAX_RANKS) -> list[tuple[str, Pat
             raise AdvisorError(str(folder), f"rank {rank} twice: {ranked[rank].name} and {path.name}")
         else:
             ranked[rank] = path
+    check_rank_count(folder, len(ranked) + len(unranked) + len(bad), limit)
     if bad and (ranked or unranked):
         raise AdvisorError(str(bad[0]), f"not a Kineto trace, though named for a rank; {len(bad):,} of "
                                         f"{len(bad) + len(ranked) + len(unranked):,} rank files in {folder} "

@@ -107,7 +107,8 @@ def test_streaming_gives_the_same_trace():
                                      "over half of the --max-memory budget of 1 KiB")
 
 
-def test_the_streamed_analysis_is_the_in_memory_one_byte_for_byte_but_the_format_row(tmp_path):
+def test_the_streamed_analysis_is_the_in_memory_one_byte_for_byte_but_the_format_row(tmp_path, monkeypatch):
+    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     from advisor.cli import main
 
     whole, streamed = tmp_path / "whole.json", tmp_path / "streamed.json"
@@ -120,7 +121,8 @@ def test_the_streamed_analysis_is_the_in_memory_one_byte_for_byte_but_the_format
                        'half of the --max-memory budget of 1 KiB",')]
 
 
-def test_a_truncated_streamed_trace_is_one_error_line_and_exit_2(tmp_path, capsys):
+def test_a_truncated_streamed_trace_is_one_error_line_and_exit_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     from advisor.cli import main
 
     cut = tmp_path / "cut.json"

@@ -137,6 +137,17 @@ def test_too_many_rank_files_are_refused_before_any_is_read(tmp_path):
         members(tmp_path, 4)
 
 
+def test_only_traces_count_towards_the_rank_limit(tmp_path, write, kt):
+    for i in range(12):  # JSON files that are no trace and not named for a rank: not rank files
+        (tmp_path / f"notes{i}.json").write_text("{}")
+    write(kt.trace([kt.event()]), "rank0.json")
+    assert [name for name, _ in members(tmp_path, 4)] == ["rank 0"]
+    for i in range(1, 7):
+        write(kt.trace([kt.event()]), f"rank{i}.json")
+    with pytest.raises(AdvisorError, match=r"^.*: at least 5 rank files, more than the limit of 4 in one folder"):
+        members(tmp_path, 4)  # counting stops past the limit
+
+
 # moved from tests/kinds/test_detection.py: the kind's own claim belongs to the kind's tests
 KINETO = {
     "kineto.json": json.dumps({"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
