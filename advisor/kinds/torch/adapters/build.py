@@ -12,7 +12,7 @@ from typing import Any
 from advisor.core.events import Codes, EventTable
 from advisor.kinds.torch import tables as t
 from advisor.kinds.torch.adapters.knowledge import kineto
-from advisor.kinds.torch.adapters.reader import Collected, TableColumns
+from advisor.kinds.torch.adapters.reader import Collected, TableColumns, number
 
 US = 1e3  # ns per µs
 OTHER_DIRECTION = "other"
@@ -214,7 +214,10 @@ def _fill_copy_bytes(tables: dict[str, EventTable]) -> None:
 def _coverage(found: Collected) -> float | None:
     import numpy as np
 
-    numbers = np.concatenate([found.tables[n].column("ev_idx") for n in (t.CPU_OP, t.ANNOTATION)])
+    # every event Kineto numbered counts, whatever its table: a memory record (cpu_instant_event, ph i) takes a
+    # number too, and a complete trace recorded with profile_memory=True is no filtered one
+    others = np.fromiter(map(number, found.other_ev_idx), np.float64, len(found.other_ev_idx))
+    numbers = np.concatenate([*(found.tables[n].column("ev_idx") for n in (t.CPU_OP, t.ANNOTATION)), others])
     numbers = numbers[np.isfinite(numbers) & (numbers >= 0)]
     if len(numbers) < 2:
         return None

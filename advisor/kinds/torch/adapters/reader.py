@@ -99,7 +99,7 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
 _TRAILING_INT = re.compile(r"(-?\d+)\s*$")
 
 
-def _number(value: Any) -> float:
+def number(value: Any) -> float:
     """A number, or a number written as text; NaN for anything else."""
     if isinstance(value, (int, float)):
         try:
@@ -120,10 +120,10 @@ def _number(value: Any) -> float:
 
 def _id(value: Any) -> float:
     """An id: a number, "0x1f", "108", or the number ending a label ("stream 7")."""
-    number = _number(value)
-    if number != number and isinstance(value, str) and (match := _TRAILING_INT.search(value)):
+    found = number(value)
+    if found != found and isinstance(value, str) and (match := _TRAILING_INT.search(value)):
         return float(match.group(1))
-    return number
+    return found
 
 
 def _dims(value: Any) -> str:
@@ -153,7 +153,7 @@ class TableColumns:
         try:  # the common case: numbers and nulls, converted in C
             return np.fromiter(map(getter, events), np.float64, len(events))
         except (TypeError, ValueError, OverflowError):
-            return np.fromiter(map(_number if kind == NUM else _id, map(getter, events)), np.float64, len(events))
+            return np.fromiter(map(number if kind == NUM else _id, map(getter, events)), np.float64, len(events))
 
     def _texts(self, getter: Callable[[Any], Any], events: list[Event], interner: Interner) -> Any:
         import numpy as np
@@ -230,6 +230,7 @@ class Collected:
     malformed: int = 0
     left_out: dict[tuple[str, str], int] = field(default_factory=dict)  # (category, phase) -> events
     categories: Counter[str] = field(default_factory=Counter)  # events per category the tables take
+    other_ev_idx: list[Any] = field(default_factory=list)  # "Ev Idx" of events no table takes: Kineto numbers them too
 
     @classmethod
     def empty(cls) -> Collected:
@@ -252,6 +253,8 @@ class Collected:
                     continue
                 key = (event.cat, event.ph)
                 left_out[key] = left_out.get(key, 0) + 1
+                if type(event.args) is Args and event.args.ev_idx is not None:  # a memory record (ph i), …
+                    self.other_ev_idx.append(event.args.ev_idx)
             else:
                 self.malformed += 1
         if len(left_out) > MAX_CATEGORIES:  # a hostile file's millions of categories: the rest counted as one

@@ -58,14 +58,19 @@ def _short(name: str) -> str:
 # --- TL;DR and setup ------------------------------------------------------------------------------
 
 
+def _filtered(analysis: Analysis, view: View) -> bool:
+    """Device events, yet no device figures: the reader found the trace filtered (events.py). Said as such, never
+    as "no device events" above a count of them."""
+    trace = analysis.trace
+    return not _has_device(view) and trace is not None and any(trace.events.get(t) for t in DEVICE_TABLES)
+
+
 def tldr(analysis: Analysis) -> list[tuple[int, str]]:
     """The device's busy share with what fills it and what the idle time waits for; the steps; the top class.
     Without device events, what the trace has instead."""
     view = View(analysis)
     candidates: list[tuple[int, str]] = []
-    trace = analysis.trace
-    if not _has_device(view) and trace is not None and any(trace.events.get(t) for t in DEVICE_TABLES):
-        # device events, yet no device figures: the reader found the trace filtered (events.py)
+    if _filtered(analysis, view):
         candidates.append((1, f"**A filtered trace: {view.show('event_coverage')} of the events**: "
                               f"{escape(layout()['filtered'])}"))
     elif not _has_device(view):
@@ -343,7 +348,7 @@ def _holdings_section(analysis: Analysis, view: View) -> Section | None:
     measured = [(escape(label), view.show(name)) for name, label in (*layout()["host_rows"], *layout()["comm_rows"])
                 if view.raw(name) is not None]  # what it has: a figure it cannot measure is left out
     rows = tuple(counts) + tuple(measured)
-    blocks: list[Any] = [Paragraph(escape(layout()["cpu_only"]))]
+    blocks: list[Any] = [Paragraph(escape(layout()["filtered" if _filtered(analysis, view) else "cpu_only"]))]
     if rows:
         blocks.append(Table(("What the trace holds", "Value"), rows, align=("left", "right")))
     return Section("What the trace holds", tuple(blocks), "holdings")
