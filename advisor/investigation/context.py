@@ -15,10 +15,14 @@ from advisor.core.errors import AdvisorError, Problems, suggest
 from advisor.core.model import Amdahl, Evidence, Expectation, Hypothesis, Investigation, Metric
 from advisor.core.numbers import EXPECTATION_TOLERANCE, as_number, relative_difference
 from advisor.core.yamlsafe import load_yaml_file
+from advisor.investigation.scalars import checked_date, unbuildable
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 
 KEYS = ("title", "tracker", "date", "context", "workload", "expectations", "hypotheses")
 WORKLOAD_KEYS = ("baseline", "optimized", "target_speedup")
+# A step's time, in any unit the steps share: within this range every Amdahl quantity is a finite float
+# (1e300 s against 1e-300 s made the speedup infinite and its prediction a division by zero).
+STEP_SECONDS = (1e-15, 1e15)
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,9 @@ def _steps(where: str, raw: Any, which: str) -> dict[str, float]:
     steps = {}
     for name, value in raw.items():
         number = as_number(value)
-        if number is None or number <= 0:
-            raise AdvisorError(where, f"workload.{which}.{name} must be a time in seconds (> 0), not {value!r}")
+        if number is None or not STEP_SECONDS[0] <= number <= STEP_SECONDS[1]:
+            raise AdvisorError(where, f"workload.{which}.{name} must be a time in seconds (> 0) from "
+                                      f"{STEP_SECONDS[0]:g} to {STEP_SECONDS[1]:g}, not {value!r}")
         steps[str(name)] = number
     return steps
 
@@ -71,7 +76,10 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
     """Read and check a context file; `known` are the names expressions may use, `units` their units
     (to catch a percent written where a fraction belongs)."""
     where = str(path)
-    data = load_yaml_file(path)
+    try:
+        data = load_yaml_file(path)
+    except (ValueError, OverflowError):  # a value YAML recognises that Python cannot build (2026-02-30)
+        raise unbuildable(path, where) from None
     if not isinstance(data, dict):
         raise AdvisorError(where, "a context file must be a YAML mapping (see docs/context.md)")
     unknown = [str(k) for k in data if k not in KEYS]
@@ -125,9 +133,11 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
 
     if mistakes:
         raise Problems([f"{where}: {m}" for m in mistakes], where)
+    date = _text(where, data, "date")
     return Context(path=where, title=_text(where, data, "title"), tracker=_text(where, data, "tracker"),
-                   date=_text(where, data, "date"), text=_text(where, data, "context"), baseline=baseline,
-                   optimized=optimized, target=target, expectations=tuple(expectations), hypotheses=tuple(hypotheses))
+                   date=None if date is None else checked_date(where, date), text=_text(where, data, "context"),
+                   baseline=baseline, optimized=optimized, target=target, expectations=tuple(expectations),
+                   hypotheses=tuple(hypotheses))
 
 
 def amdahl(baseline: Mapping[str, float], optimized: Mapping[str, float], target: float | None) -> Amdahl:

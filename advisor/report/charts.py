@@ -7,6 +7,7 @@ Both are byte-stable: fixed SVG hash salt, no dates in metadata.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import itertools
@@ -29,6 +30,56 @@ STYLE = {
 }
 COLOURS = {"main": "#2f6690", "accent": "#d1495b", "muted": "#9aa5b1", "good": "#3a7d44", "grid": "#e4e7eb"}
 SIZE = (6.4, 3.0)
+# What a chart is given is data, and odd data must neither warn on stderr nor fail the report. Within
+# these bounds matplotlib draws without a warning: a longer label leaves the axes no room ("constrained_layout
+# not applied"), larger magnitudes overflow its limits and transforms, smaller ones reach zero on a log axis.
+MAX_LABEL = 48  # characters; the kinds already cut kernel names here
+MAGNITUDE = 1e100
+REPLACEMENT = "\ufffd"  # drawn for a character the font lacks (matplotlib would warn and draw an empty box)
+
+
+@functools.cache
+def _glyphs() -> frozenset[int]:
+    from matplotlib import font_manager, ft2font
+
+    return frozenset(ft2font.FT2Font(font_manager.findfont(STYLE["font.family"])).get_charmap())
+
+
+def drawable(value: Any) -> Any:
+    """The spec with its texts in characters the font has (control characters too are replaced: a label
+    is one line), each at most MAX_LABEL long and never read as mathtext, and its numbers finite and within
+    MAGNITUDE (NaN is 0). The report's tables beside a chart keep the exact names and values."""
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAGNITUDE:
+        return MAGNITUDE if value > 0 else -MAGNITUDE  # an int past float range fails matplotlib's conversion
+    if isinstance(value, float):
+        if math.isnan(value) or value == 0:
+            return 0.0
+        size = min(max(abs(value), 1 / MAGNITUDE), MAGNITUDE)
+        return math.copysign(size, value)
+    if isinstance(value, dict):
+        return {k: drawable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [drawable(v) for v in value]
+    return value
+
+
+def _text(value: str) -> str:
+    glyphs = _glyphs()
+    text = "".join(c if ord(c) in glyphs else REPLACEMENT for c in value[:MAX_LABEL + 1])
+    text = text if len(text) <= MAX_LABEL else text[:MAX_LABEL - 1] + "…"
+    return text.replace("$", r"\$")  # a dollar sign, not TeX: `$\x$` in a name would fail the report
+
+
+def _lines(*lines: str) -> str:
+    """A text the chart writes from its numbers (1e100 in fixed notation is 100 digits), as drawable."""
+    return "\n".join(_text(line) for line in lines)
+
+
+def _positive(top: float) -> float:
+    """An upper axis limit above the lower one at 0 (all-zero data would give matplotlib an empty range)."""
+    return top if top > 0 else 1.0
 
 
 def _figure(height: float = SIZE[1]):
@@ -45,7 +96,7 @@ def _hbar(spec: dict[str, Any]):
     colours = [COLOURS["accent"] if i == spec.get("highlight") else COLOURS["main"] for i in range(len(labels))]
     ax.barh(positions, values, color=colours, height=0.6)
     ax.set_yticks(positions, labels)
-    ax.set_xlim(0, spec.get("xmax", max(values) * 1.15 if values else 1))
+    ax.set_xlim(0, _positive(spec.get("xmax", max(values, default=0) * 1.15)))
     ax.set_xlabel(spec["xlabel"])
     ax.grid(axis="x", color=COLOURS["grid"], linewidth=0.6)
     ax.set_axisbelow(True)
@@ -59,7 +110,8 @@ def _byte_axis(ax, top: float) -> None:
     from matplotlib.ticker import FuncFormatter, MultipleLocator
 
     unit = next((u for u in (2**30, 2**20, 2**10) if top >= u), 1)
-    step = unit * 2 ** math.ceil(math.log2(max(top / 4 / unit, 1e-9)))
+    # never under a byte: a step of 2^-29 over a range matplotlib widens to ±0.05 is 50 million ticks
+    step = max(1.0, unit * 2 ** math.ceil(math.log2(max(top / 4 / unit, 1e-9))))
     ax.xaxis.set_major_locator(MultipleLocator(step))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt.bytes_(x) if x else "0"))
 
@@ -70,19 +122,21 @@ def _byte_bars(spec: dict[str, Any]):
     fig, ax = _figure(max(1.6, 0.42 * len(labels) + 0.8))
     positions = list(range(len(labels)))[::-1]
     ax.barh(positions, values, color=COLOURS["main"], height=0.6)
-    _byte_axis(ax, max(values))
+    top = max([*values, 1.0])  # at least a byte: the axis counts whole bytes
+    _byte_axis(ax, top)
     ax.set_yticks(positions, labels)
-    ax.set_xlim(0, max(values) * 1.3)
+    ax.set_xlim(0, top * 1.3)
     ax.set_xlabel(spec["xlabel"])
     ax.grid(axis="x", color=COLOURS["grid"], linewidth=0.6)
     ax.set_axisbelow(True)
     for y, value in zip(positions, values, strict=True):
-        ax.text(value, y, f"  {fmt.bytes_(value)}", va="center", fontsize=8)
+        ax.text(value, y, _lines(f"  {fmt.bytes_(value)}"), va="center", fontsize=8)
     return fig
 
 
 def _roofline(spec: dict[str, Any]):
-    peak, bandwidth, ai, achieved = spec["peak"], spec["bandwidth"], spec["ai"], spec["achieved"]
+    # log axes: nothing at or below zero (the reports draw a roofline only for positive numbers anyway)
+    peak, bandwidth, ai, achieved = (max(spec[k], 1 / MAGNITUDE) for k in ("peak", "bandwidth", "ai", "achieved"))
     ridge = peak / bandwidth
     lo = min(ai, ridge) / 20
     hi = max(ai, ridge) * 20
@@ -91,9 +145,9 @@ def _roofline(spec: dict[str, Any]):
     ax.loglog(xs, [min(peak, x * bandwidth) for x in xs], color=COLOURS["main"], linewidth=1.6,
               label="attainable (HBM × AI, capped by peak)")
     ax.axvline(ridge, color=COLOURS["muted"], linestyle="--", linewidth=1)
-    ax.text(ridge / 1.08, peak * 1.25, f"ridge {ridge:.1f} FLOP/B", ha="right", fontsize=8, color="#444444")
+    ax.text(ridge / 1.08, peak * 1.25, _lines(f"ridge {ridge:.1f} FLOP/B"), ha="right", fontsize=8, color="#444444")
     ax.plot([ai], [achieved], "o", color=COLOURS["accent"], markersize=7, label="this kernel")
-    ax.annotate(f"AI {ai:.1f} FLOP/B\n{fmt.rate(achieved, 'FLOP/s')}", (ai, achieved), textcoords="offset points",
+    ax.annotate(_lines(f"AI {ai:.1f} FLOP/B", fmt.rate(achieved, "FLOP/s")), (ai, achieved), textcoords="offset points",
                 xytext=(8, -22), fontsize=8)
     ax.set_ylim(min(achieved, lo * bandwidth) / 3, peak * 2.5)
     ax.set_xlabel("arithmetic intensity (FLOP/B)")
@@ -113,14 +167,14 @@ def _amdahl(spec: dict[str, Any]):
     ceiling = spec.get("ceiling")
     if ceiling:
         ax.axhline(ceiling, color=COLOURS["muted"], linestyle="--", linewidth=1)
-        ax.text(xs[-1], ceiling, f"ceiling {ceiling:.2f}×", ha="right", va="bottom", fontsize=8)
+        ax.text(xs[-1], ceiling, _lines(f"ceiling {ceiling:.2f}×"), ha="right", va="bottom", fontsize=8)
     target = spec.get("target")
     if target:
         ax.axhline(target, color=COLOURS["accent"], linestyle=":", linewidth=1)
-        ax.text(1.05, target, f"target {target:.2f}×", va="bottom", fontsize=8, color=COLOURS["accent"])
+        ax.text(1.05, target, _lines(f"target {target:.2f}×"), va="bottom", fontsize=8, color=COLOURS["accent"])
     if measured_s and measured:
         ax.plot([measured_s], [measured], "o", color=COLOURS["accent"], markersize=7,
-                label=f"measured: step {measured_s:.3g}×, overall {measured:.3g}×")
+                label=_lines(f"measured: step {measured_s:.3g}×, overall {measured:.3g}×"))
     from matplotlib.ticker import FuncFormatter
 
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}×"))
@@ -141,7 +195,7 @@ def svg(spec: dict[str, Any]) -> str:
     import matplotlib
 
     with matplotlib.rc_context(STYLE):
-        fig = DRAW[spec["kind"]](spec)
+        fig = DRAW[spec["kind"]](drawable(spec))
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
@@ -154,7 +208,7 @@ def png(spec: dict[str, Any], dpi: int = 150, opaque: bool = False) -> bytes:
     import matplotlib
 
     with matplotlib.rc_context(STYLE):
-        fig = DRAW[spec["kind"]](spec)
+        fig = DRAW[spec["kind"]](drawable(spec))
         buffer = io.BytesIO()
         if not opaque:
             fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
@@ -231,7 +285,7 @@ def _series(spec: dict[str, Any]):
     for x, v in zip(xs, values, strict=True):
         ax.annotate(spec["texts"][x], (x, v), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
     ax.set_xticks(xs, labels)
-    ax.set_ylim(0, max(values) * 1.25)
+    ax.set_ylim(0, _positive(max(values, default=0) * 1.25))
     ax.set_ylabel(spec["ylabel"])
     ax.grid(axis="y", color=COLOURS["grid"], linewidth=0.6)
     return fig
@@ -251,7 +305,8 @@ def _timeline_chart(spec: dict[str, Any]):
     ax.set_xlabel("time from profile start (ms)")
     ax.set_ylabel("busy (%)")
     ax.grid(color=COLOURS["grid"], linewidth=0.6)
-    fig.legend(fontsize=7, frameon=False, loc="outside upper center", ncols=min(4, len(rows)))
+    if rows:  # an empty legend is a warning
+        fig.legend(fontsize=7, frameon=False, loc="outside upper center", ncols=min(4, len(rows)))
     return fig
 
 
@@ -289,9 +344,10 @@ def _histogram(spec: dict[str, Any]):
     for ax, panel in zip(axes, panels, strict=False):
         edges = panel["edges"]
         ax.stairs(panel["counts"], edges, fill=True, color=COLOURS["main"], edgecolor="white", linewidth=0.8)
-        if panel.get("log"):
+        if panel.get("log") and edges[0] > 0:  # a log axis cannot start at or below zero
             ax.set_xscale("log")
-        ax.set_xlim(edges[0], edges[-1])
+        if edges[-1] > edges[0]:  # one value: matplotlib widens the empty range itself, with a warning if asked to
+            ax.set_xlim(edges[0], edges[-1])
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of profiles
         ax.tick_params(labelsize=7)
         ax.set_title(panel["title"], fontsize=8)

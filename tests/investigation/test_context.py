@@ -119,3 +119,58 @@ def test_every_fraction_mistake_is_listed(write):
     assert len(problems) == 3
     assert "did you mean 0.015" in problems[0] and "did you mean 1?" in problems[1]
     assert "did you mean" not in problems[2]  # 250 is no percent: no guess
+
+
+# --- values YAML recognises but no calendar or float holds ---------------------------------------------
+
+@pytest.mark.parametrize(("text", "line", "problem"), [
+    ("date: 2026-02-30\n", 1, "date: 2026-02-30 is not a valid date (day is out of range for month)"),
+    ("title: t\ndate: 2026-13-01\n", 2, "date: 2026-13-01 is not a valid date (month must be in 1..12)"),
+    ("date: 2026-04-15 25:00:00\n", 1, "date: 2026-04-15 25:00:00 is not a valid date (hour must be in 0..23)"),
+    ("hypotheses:\n  - name: x\n    expect: total_time > 0\n    note: 2026-02-30\n", 4,
+     "hypotheses[0].note: 2026-02-30 is not a valid date (day is out of range for month)"),
+    ("workload:\n  target_speedup: " + "9" * 5000 + "\n", 2,
+     "workload.target_speedup: " + "9" * 39 + "… is not a valid integer (too many digits)"),
+])
+def test_an_impossible_value_names_the_context_file_its_line_and_field(write, text, line, problem):
+    """YAML reads `2026-02-30` as a date and Python cannot build it: that ValueError was an internal error
+    blamed on the profile."""
+    path = write("ctx.yaml", text)
+    with pytest.raises(AdvisorError) as info:
+        with_context(path)
+    assert (info.value.where, info.value.problem) == (f"{path}:{line}", problem)
+
+
+def test_an_impossible_date_in_quotes_is_refused_too(write):
+    path = write("ctx.yaml", 'date: "2026-02-30"\n')
+    with pytest.raises(AdvisorError) as info:
+        with_context(path)
+    assert (info.value.where, info.value.problem) == (str(path), "date: 2026-02-30 is not a valid date (day is out "
+                                                                 "of range for month)")
+
+
+def test_dates_a_calendar_holds_are_kept_as_written(write):
+    assert with_context(write("ctx.yaml", "date: 2024-02-29\n")).date == "2024-02-29"
+    assert with_context(write("ctx.yaml", "date: Q2 2026\n")).date == "Q2 2026"
+
+
+def test_an_impossible_context_date_is_one_line_naming_the_context_file(tmp_path, capsys):
+    from advisor.cli import main
+
+    context = tmp_path / "ctx.yaml"
+    context.write_text(CONTEXT.read_text().replace("date: 2026-04-15", "date: 2026-02-30"))
+    assert main(["report", str(MP2), "--context", str(context), "-o", str(tmp_path / "r.md")]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"advisor: error: {context}:5: date: 2026-02-30 is not a valid date (day is out of "
+                              "range for month)\n")
+    assert not (tmp_path / "r.md").exists()
+
+
+def test_step_times_whose_speedup_leaves_float_range_are_refused(write):
+    """1e300 s against 1e-300 s made the step speedup infinite and the prediction a division by zero (an
+    internal error blamed on the profile)."""
+    path = write("ctx.yaml", "workload:\n  baseline: {a: 1.0e+300, b: 1}\n  optimized: {a: 1.0e-300, b: 1}\n")
+    with pytest.raises(AdvisorError) as info:
+        with_context(path)
+    assert (info.value.where, info.value.problem) == (str(path), "workload.baseline.a must be a time in seconds "
+                                                                 "(> 0) from 1e-15 to 1e+15, not 1e+300")

@@ -21,6 +21,7 @@ from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
 from advisor.kinds.conventions import conventions, has_profile_metrics, has_usable_metric, no_usable_metric, normalise
 from advisor.kinds.neuron import KIND
 from advisor.kinds.neuron.adapters import legacy_json, ntff, parquet, summary_json, summary_text
+from advisor.kinds.neuron.adapters.bounds import check_entry_count, check_field_count
 from advisor.kinds.neuron.tables import DMA, INSTRUCTION
 
 JSON_KEY = re.compile(r'"([A-Za-z_][A-Za-z0-9_]*)"\s*:')
@@ -117,8 +118,11 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
             raise AdvisorError(where, "binary data, not a Neuron summary (an .ntff capture needs the .ntff extension)")
         fmt, shape, entries = _parse_text(text, where, limits)
 
+    check_entry_count(entries, where)
     profiles, unusable = [], []
+    names = tuple(n for n, _ in entries) if len(entries) > 1 else ()  # one tuple shared: a copy each is quadratic
     for name, raw in entries:
+        check_field_count(raw, where)
         fields = normalise(raw, conv)
         if not has_profile_metrics(fields.values, conv):
             continue
@@ -127,7 +131,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
             continue
         source = SourceInfo(
             path=where, format=fmt, shape=shape, entry=name if len(entries) > 1 else None,
-            entries=tuple(n for n, _ in entries) if len(entries) > 1 else (), converted_with=converted_with,
+            entries=names, converted_with=converted_with,
         )
         profiles.append(Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes,
                                 units=fields.units, raw_names=fields.raw_names, kind=KIND.name))
@@ -180,6 +184,7 @@ def streamed(size: int, max_memory: int) -> str:
 def _trace_profile(path: Path, trace: EventTrace, fmt: str, read: str = "") -> Profile:
     """The profile of a full trace; `read` says which way the file was read, when there are two."""
     conv = conventions(KIND)
+    check_field_count(trace.summary, str(path))
     fields = normalise(trace.summary, conv)
     if not has_profile_metrics(fields.values, conv):
         raise AdvisorError(str(path), "the trace has events but no summary metrics")

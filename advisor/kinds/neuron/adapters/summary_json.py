@@ -14,6 +14,7 @@ from typing import Any
 from advisor.core.errors import AdvisorError
 from advisor.inputs.limits import check_json_value, depth_refusal
 from advisor.inputs.text import first_json_start
+from advisor.kinds.neuron.adapters.repeated_keys import RepeatTracker, repeat_problem
 
 NAME = "summary-json"
 
@@ -33,13 +34,17 @@ def parse(text: str, where: str) -> tuple[str, list[tuple[str, dict[str, Any]]]]
     start = first_json_start(text)
     if start is None:
         raise AdvisorError(where, "no JSON object found")
+    repeats = RepeatTracker()
     try:
-        data = json.loads(text[start:], parse_int=_integer)
+        data = json.loads(text[start:], parse_int=_integer, object_pairs_hook=repeats)
     except json.JSONDecodeError as exc:
         raise AdvisorError(where, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise AdvisorError(where, depth_refusal()) from None
     check_json_value(data, where)
+    problem = repeat_problem(data) if repeats.found else None
+    if problem:
+        raise AdvisorError(where, problem)
     if not isinstance(data, dict):
         raise AdvisorError(where, f"expected a JSON object with profile metrics, found a JSON {_kind(data)}")
 
