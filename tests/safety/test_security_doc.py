@@ -9,8 +9,8 @@ from tests_support import ROOT
 
 DOC = ROOT / "docs" / "security.md"
 # `file.py::test_x` or `::test_y` (the test file named last before it in the same row); a file outside
-# tests/safety/ is named with its path from the top
-_REFERENCE = re.compile(r"`((?:tests/[\w/]+/)?[\w]+\.py)?(?:::(test_\w+))?`")
+# tests/safety/ is named with its path from the top (tests/test_x.py for one at the top of tests/)
+_REFERENCE = re.compile(r"`((?:tests/(?:[\w/]+/)?)?[\w]+\.py)?(?:::(test_\w+))?`")
 
 
 def _cited() -> set[tuple[str, str]]:
