@@ -147,7 +147,8 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
 
 
 def _slowest(profiles: Sequence[Profile]) -> Profile:
-    return max(profiles, key=lambda p: (p.values.get("total_time") or 0.0, -profiles.index(p)))
+    """The longest total_time, the first among equals (linear: a summary may hold thousands)."""
+    return max(enumerate(profiles), key=lambda ip: (ip[1].values.get("total_time") or 0.0, -ip[0]))[1]
 
 
 def choose(profiles: Sequence[Profile], entry: str | None, where: str, flag: str = "--entry") -> Profile:

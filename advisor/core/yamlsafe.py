@@ -32,7 +32,10 @@ def load_yaml_document(text: str, where: str, allow_aliases: bool = False) -> tu
         try:
             root = loader.get_single_node()
             _refuse_duplicate_keys(root, where)
-            return (loader.construct_document(root) if root is not None else None), root
+            try:
+                return (loader.construct_document(root) if root is not None else None), root
+            except (ValueError, OverflowError):  # a value YAML recognises that Python cannot build (2026-02-30)
+                raise unbuildable(root, where) from None
         finally:
             loader.dispose()
     except yaml.MarkedYAMLError as exc:
@@ -43,6 +46,42 @@ def load_yaml_document(text: str, where: str, allow_aliases: bool = False) -> tu
         raise AdvisorError(where, f"invalid YAML: {str(exc).splitlines()[0]}") from None
     except RecursionError:
         raise AdvisorError(where, "YAML is nested too deeply") from None
+
+
+_BUILT = {"tag:yaml.org,2002:timestamp": "date", "tag:yaml.org,2002:int": "integer",
+          "tag:yaml.org,2002:float": "number"}
+SHOWN = 40  # characters of a value or key in an error
+
+
+def unbuildable(root: yaml.Node | None, where: str) -> AdvisorError:
+    """One line naming the first value (in file order) that YAML recognises but Python cannot build — a date
+    no calendar holds (`2026-02-30`, month 13), an integer of more than 4,300 digits — with its line and field,
+    for every YAML file advisor reads (packs, contexts, hardware files); never an internal error blamed on the
+    profile."""
+    constructor = SafeConstructor()
+    found: list[tuple[int, str]] = []
+    stack: list[tuple[yaml.Node, str]] = [(root, "")] if root is not None else []
+    while stack:
+        node, field = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                part = key.value[:SHOWN] if isinstance(key, yaml.ScalarNode) else "…"
+                name = f"{field}.{part}" if field else part
+                stack += [(key, name), (value, name)]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(item, f"{field}[{i}]") for i, item in enumerate(node.value)]
+        elif isinstance(node, yaml.ScalarNode) and node.tag in _BUILT:
+            try:
+                constructor.construct_object(node)
+            except (ValueError, OverflowError) as exc:
+                value = node.value if len(node.value) <= SHOWN else node.value[:SHOWN - 1] + "…"
+                reason = str(exc) if node.tag.endswith("timestamp") else "too many digits"
+                found.append((node.start_mark.line + 1, f"{field}: {value} is not a valid {_BUILT[node.tag]} "
+                                                        f"({reason})"))
+    if not found:  # not one value after all: still one line, naming the file
+        return AdvisorError(where, "a value YAML recognises could not be read")
+    line, problem = min(found)
+    return AdvisorError(f"{where}:{line}", problem)
 
 
 def _prescan(text: str, where: str, allow_aliases: bool) -> None:

@@ -15,7 +15,7 @@ from advisor.core.errors import AdvisorError, Problems, suggest
 from advisor.core.model import Amdahl, Evidence, Expectation, Hypothesis, Investigation, Metric
 from advisor.core.numbers import EXPECTATION_TOLERANCE, as_number, relative_difference
 from advisor.core.yamlsafe import load_yaml_file
-from advisor.investigation.scalars import checked_date, unbuildable
+from advisor.investigation.scalars import checked_date
 from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 
 KEYS = ("title", "tracker", "date", "context", "workload", "expectations", "hypotheses")
@@ -76,10 +76,7 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
     """Read and check a context file; `known` are the names expressions may use, `units` their units
     (to catch a percent written where a fraction belongs)."""
     where = str(path)
-    try:
-        data = load_yaml_file(path)
-    except (ValueError, OverflowError):  # a value YAML recognises that Python cannot build (2026-02-30)
-        raise unbuildable(path, where) from None
+    data = load_yaml_file(path)  # a date no calendar holds is one line naming its line and field (yamlsafe)
     if not isinstance(data, dict):
         raise AdvisorError(where, "a context file must be a YAML mapping (see docs/context.md)")
     unknown = [str(k) for k in data if k not in KEYS]

@@ -121,6 +121,22 @@ def test_a_key_given_twice_in_any_yaml_file_is_refused(tmp_path, capsys, option,
     assert not (tmp_path / "r.md").exists()
 
 
+@pytest.mark.parametrize(("command", "text"), [
+    (["rules", "validate"], "name: org\nversion: 1\nreleased: 2026-02-30\nrules: []\n"),
+    (["report", str(MP2), "--hardware"], "name: trn-x\nsince: 2026-13-01\n"),
+    (["report", str(MP2), "--context"], "title: t\ndate: 2026-02-30\n"),
+])
+def test_a_yaml_value_no_calendar_holds_is_one_line_in_every_yaml_file(tmp_path, capsys, command, text):
+    """A date YAML recognises and Python cannot build raised ValueError out of the loader: an internal error
+    blamed on the profile for packs and hardware files too, not only contexts."""
+    path = tmp_path / "odd.yaml"
+    path.write_text(text)
+    assert main([*command, str(path), *(["-o", str(tmp_path / "r.md")] if command[0] == "report" else [])]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"advisor: error: {path}:3: ") or err.startswith(f"advisor: error: {path}:2: "), err
+    assert "is not a valid date" in err and "internal error" not in err and err.count("\n") == 1
+
+
 def test_a_negative_zero_allowance_is_said_as_zero(capsys):
     """`--fail-on-regression=-0` printed "more than -0 %"."""
     assert main(["compare", str(AFTER), str(BEFORE), "--fail-on-regression=-0", "--format", "json"]) == 1
