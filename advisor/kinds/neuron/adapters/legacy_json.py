@@ -9,6 +9,7 @@ referenced by code. This module keeps Neuron's fields and how they map to the ev
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from advisor.inputs.limits import check_json_value, depth_refusal
 from advisor.inputs.text import open_regular
 from advisor.kinds.base import Progress
 from advisor.kinds.neuron.adapters.columns import neuron_trace, tensor_decls
+from advisor.kinds.neuron.adapters.repeated_keys import RepeatTracker, repeat_problem
 from advisor.kinds.neuron.tables import TensorDecl
 
 NAME = "neuron-json-trace"
@@ -57,13 +59,29 @@ class _Trace(msgspec.Struct):
     after the other, so no list of millions of objects is ever alive (peak memory ≈ the file plus the
     columns plus one list's slices)."""
 
-    summary: Any = []
-    metadata: Any = []
+    summary: msgspec.Raw = EMPTY  # the members read whole: decoded by `_member`, which refuses a key given twice
+    metadata: msgspec.Raw = EMPTY
     instruction: msgspec.Raw = EMPTY
     dma: msgspec.Raw = EMPTY
     # supplementary members: whatever shape they have, they never make the trace unreadable
-    warnings: Any = []
-    neff_node: Any = []  # the NEFF's tensors: {"variable_name": "input3", "size": "65536", "type": "IN", …}
+    warnings: msgspec.Raw = EMPTY
+    neff_node: msgspec.Raw = EMPTY  # the NEFF's tensors: {"variable_name": "input3", "size": "65536", …}
+
+
+def _member(data: bytes) -> Any:
+    """A member read whole (`summary`, `metadata`, …), as msgspec decodes it; a key given twice in one of its
+    objects is refused (msgspec and json keep the last: `total_time` twice was analysed with the second), by a
+    second reading with json's pairs hook, cheap on these small members."""
+    value = msgspec.json.decode(data)
+    repeats = RepeatTracker()
+    try:
+        seen = json.loads(bytes(data), object_pairs_hook=repeats)
+    except (ValueError, RecursionError):  # msgspec read it: json's view is only for the check
+        return value
+    problem = repeat_problem(seen) if repeats.found else None
+    if problem:
+        raise msgspec.ValidationError(problem)
+    return value
 
 
 def sniff(head: bytes) -> bool:
@@ -103,13 +121,14 @@ def decode(data: bytes, where: str, progress: Progress | None = None) -> EventTr
             trace = msgspec.json.decode(data, type=_Trace)
             instr = array_columns(trace.instruction, "instruction", _Instruction, "instructions", progress)
             dma = array_columns(trace.dma, "dma", _Dma, "DMA transfers", progress)
+            whole_members = [_member(getattr(trace, name)) for name in WHOLE]
     except msgspec.ValidationError as exc:
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
         raise AdvisorError(where, f"invalid JSON: {exc}") from None
     except RecursionError:  # msgspec's own depth guard, on a member decoded as Any
         raise AdvisorError(where, depth_refusal(None)) from None
-    return _checked(where, instr, dma, trace.summary, trace.metadata, trace.warnings, trace.neff_node)
+    return _checked(where, instr, dma, *whole_members)
 
 
 def _checked(where: str, instr: dict[str, Any], dma: dict[str, Any], summary: Any, metadata: Any, warnings: Any,
@@ -139,7 +158,7 @@ def stream(path: Path, max_memory: int, progress: Progress | None = None) -> Eve
                 if key in events:  # a member twice: the last one counts, as msgspec decodes it
                     read[key] = stream_columns(reader, key, events[key])
                 elif key in WHOLE:
-                    read[key] = whole(reader, limit, key)
+                    read[key] = whole(reader, limit, key, _member)
                 else:
                     skip(reader)
     except msgspec.ValidationError as exc:

@@ -193,3 +193,20 @@ def test_streaming_reports_broken_json_as_one_error(tmp_path):
     path.write_text('{"summary": [{"total_time": 1}], "instruction": [{"timestamp": 1, "duration": ')
     with pytest.raises(AdvisorError, match="invalid JSON"):
         load_profiles(path, LoadOptions(max_memory=16))
+
+
+@pytest.mark.parametrize("budget", [None, "1KiB"], ids=["in memory", "streamed"])
+def test_a_key_given_twice_in_the_summary_is_refused_on_both_paths(tmp_path, capsys, monkeypatch, budget):
+    """Issue 33 §12: `total_time` twice in the summary was analysed with the second value (msgspec keeps the last)."""
+    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    from advisor.cli import main
+
+    text = TRACE.read_text()
+    at = text.index('"total_time"')
+    path = tmp_path / "twice.json"
+    path.write_text(text[:at] + '"total_time": 9.0, ' + text[at:])
+    options = ["--max-memory", budget] if budget else []
+    assert main(["report", str(path), "-o", str(tmp_path / "r.md"), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"advisor: error: {path}: not a Neuron full JSON trace: the key \"total_time\" appears "
+                          "twice in ") and err.count("\n") == 1
