@@ -10,7 +10,7 @@ referenced by code. This module keeps Neuron's fields and how they map to the ev
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -68,20 +68,28 @@ class _Trace(msgspec.Struct):
     neff_node: msgspec.Raw = EMPTY  # the NEFF's tensors: {"variable_name": "input3", "size": "65536", …}
 
 
-def _member(data: bytes) -> Any:
-    """A member read whole (`summary`, `metadata`, …), as msgspec decodes it; a key given twice in one of its
-    objects is refused (msgspec and json keep the last: `total_time` twice was analysed with the second), by a
+class _KeyTwice(Exception):
+    """A key given twice in a member read whole: said as the summary reader says it, naming the member."""
+
+
+def _member(name: str) -> Callable[[bytes], Any]:
+    """How member `name` (`summary`, `metadata`, …) is decoded: as msgspec decodes it, and a key given twice in one
+    of its objects refused (msgspec and json keep the last: `total_time` twice was analysed with the second), by a
     second reading with json's pairs hook, cheap on these small members."""
-    value = msgspec.json.decode(data)
-    repeats = RepeatTracker()
-    try:
-        seen = json.loads(bytes(data), object_pairs_hook=repeats)
-    except (ValueError, RecursionError):  # msgspec read it: json's view is only for the check
+
+    def decode(data: bytes) -> Any:
+        value = msgspec.json.decode(data)
+        repeats = RepeatTracker()
+        try:
+            seen = json.loads(bytes(data), object_pairs_hook=repeats)
+        except (ValueError, RecursionError):  # msgspec read it: json's view is only for the check
+            return value
+        problem = repeat_problem({name: seen}) if repeats.found else None
+        if problem:
+            raise _KeyTwice(problem)
         return value
-    problem = repeat_problem(seen) if repeats.found else None
-    if problem:
-        raise msgspec.ValidationError(problem)
-    return value
+
+    return decode
 
 
 def sniff(head: bytes) -> bool:
@@ -121,7 +129,9 @@ def decode(data: bytes, where: str, progress: Progress | None = None) -> EventTr
             trace = msgspec.json.decode(data, type=_Trace)
             instr = array_columns(trace.instruction, "instruction", _Instruction, "instructions", progress)
             dma = array_columns(trace.dma, "dma", _Dma, "DMA transfers", progress)
-            whole_members = [_member(getattr(trace, name)) for name in WHOLE]
+            whole_members = [_member(name)(getattr(trace, name)) for name in WHOLE]
+    except _KeyTwice as exc:
+        raise AdvisorError(where, str(exc)) from None
     except msgspec.ValidationError as exc:
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
@@ -158,9 +168,11 @@ def stream(path: Path, max_memory: int, progress: Progress | None = None) -> Eve
                 if key in events:  # a member twice: the last one counts, as msgspec decodes it
                     read[key] = stream_columns(reader, key, events[key])
                 elif key in WHOLE:
-                    read[key] = whole(reader, limit, key, _member)
+                    read[key] = whole(reader, limit, key, _member(key))
                 else:
                     skip(reader)
+    except _KeyTwice as exc:
+        raise AdvisorError(where, str(exc)) from None
     except msgspec.ValidationError as exc:
         raise AdvisorError(where, f"not a Neuron full JSON trace: {exc}") from None
     except msgspec.DecodeError as exc:
