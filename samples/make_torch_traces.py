@@ -1231,12 +1231,12 @@ FIRES: tuple[tuple[str, str, str | None, tuple[str, ...]], ...] = (
      ("dataloader-stall", "host-bound")),
     ("torch_warm_up", "resnet18_first_steps.pt.trace.json.gz", None,
      ("warm-up-dominated", "host-bound", "step-time-variance")),
-    ("torch_low_occupancy", "llm_decode_graphs.pt.trace.json.gz", None, ("low-occupancy-kernels",)),
+    ("torch_low_occupancy", "llm_decode_graphs.pt.trace.json.gz", None, ("low-occupancy-kernels", "device-bound")),
     ("torch_before_after", "before.pt.trace.json.gz", None, ("host-bound", "launch-overhead")),
     ("torch_before_after", "after.pt.trace.json.gz", None, ("sync-in-step",)),
-    ("torch_straggler_ranks", ".", None, ("straggler-rank", "straggler-rank-device")),
+    ("torch_straggler_ranks", ".", None, ("straggler-rank", "straggler-rank-device", "device-bound")),
     ("torch_straggler_ranks", ".", "3", ("straggler-rank", "straggler-rank-host", "dataloader-stall")),
-    ("torch_ddp_imbalance", ".", None, ("rank-compute-imbalance",)),
+    ("torch_ddp_imbalance", ".", None, ("rank-compute-imbalance", "device-bound")),
     ("torch_tp_slow_link", ".", None, ("straggler-rank", "straggler-rank-comm", "exposed-communication")),
 )
 

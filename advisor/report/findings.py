@@ -20,7 +20,13 @@ class Verdict:
 
 
 def root_causes(analysis: Analysis) -> list[Finding]:
-    return [f for f in analysis.findings if f.root_cause]
+    """The root causes the verdict may name, in the engine's order: never one whose fix gives back nothing (a share
+    of the time estimated at 0 %), which is no verdict however it ranks (issue 34)."""
+    return [f for f in analysis.findings if f.root_cause and not _gives_nothing(f)]
+
+
+def _gives_nothing(f: Finding) -> bool:
+    return f.global_speedup is not None and f.global_speedup <= 0
 
 
 def _gain(f: Finding, analysis: Analysis) -> str:
@@ -205,7 +211,9 @@ def ranked_steps(analysis: Analysis) -> list[str]:
         # ("raise occupancy" under a saturated unit that says occupancy cannot help)
         # a local estimate that stayed local (Nsight Compute: the issue slots are not under-used) claims no time
         # of the kernel: its own condition for being worth it is unmet, so it is no step
-        if f.root_cause and f.recommendation and f.recommendation not in seen and f.speedup_scope != "local":
+        # and a cause estimated to give back nothing is no step either (its action stays under its finding)
+        if (f.root_cause and f.recommendation and f.recommendation not in seen and f.speedup_scope != "local"
+                and not _gives_nothing(f)):
             seen.add(f.recommendation)
             gain = (f.global_speedup or 0) * (kernel_share if kernel_share is not None else 1)
             gains = _gain(f, analysis) + _workload_gain(f, kernel_share)

@@ -18,7 +18,8 @@ from advisor.kinds.torch.device import Device, build
 from advisor.kinds.torch.host import dataloader_metrics, loader_segments, sync_metrics, sync_segments
 from advisor.kinds.torch.idle import idle_split, work_segments
 from advisor.kinds.torch.launches import blocking_calls, launch_metrics, link, queue_lengths, runtime
-from advisor.kinds.torch.owners import loader_free_steps, owned_idle
+from advisor.kinds.torch.owners import host_pace, loader_free_steps, owned_idle
+from advisor.kinds.torch.pace import pace_breakdown
 from advisor.kinds.torch.window import Window, share, step_metrics, steps_breakdown, window
 from advisor.metrics.intervals import gaps, segments, timeline, usable
 
@@ -37,7 +38,9 @@ DEVICE_METRICS = (
     "blocking_launch_count", "launch_delay_median", "short_kernel_count", "short_kernel_fraction", "queue_length_max",
     "queue_length_mean", "sync_count", "sync_time", "sync_fraction", "sync_per_step", "dataloader_idle_fraction",
     "dataloader_idle", "sync_idle", "sync_idle_fraction", "idle_host_wait_other", "idle_host_wait_other_fraction",
-    "occupancy_mean", "low_occupancy_time_fraction")
+    "occupancy_mean", "low_occupancy_time_fraction", "launch_lead_median", "launch_time_median", "launch_idle",
+    "launch_idle_fraction", "launch_call_idle", "launch_call_idle_fraction", "cpu_op_idle", "cpu_op_idle_fraction",
+    "cpu_op_top_idle")
 
 
 
@@ -73,6 +76,18 @@ def _kernel_metrics(dev: Device, know: Knowledge, kernels: Any, comm: Any) -> di
             "low_occupancy_time_fraction": float(clipped[low].sum()) / weight if weight > 0 else None}
 
 
+def _lead(dev: Device, links: Any, kernels: Any) -> float | None:
+    """The host's lead over the device (s): the median time a kernel waits queued after its launch call returned
+    (from the call's end, so a long launch call is no lead). Kernels in the window queued by a launch call."""
+    import numpy as np
+
+    rows = kernels & links.by_launch
+    if not rows.any():
+        return None
+    waited = dev.start[rows] - (links.queued[rows] + links.call_duration[rows])
+    return float(np.median(np.maximum(waited, 0.0))) * NS
+
+
 def _meta(trace: EventTrace) -> dict[str, float | None]:
     def number(key: str) -> float | None:
         value = trace.metadata.get(key)
@@ -83,9 +98,12 @@ def _meta(trace: EventTrace) -> dict[str, float | None]:
 
 def _warnings(trace: EventTrace, w: Window) -> tuple[str, ...]:
     found = list(trace.warnings)  # the reader's caveats: CPU-only, sampled, no distributedInfo
+    found.extend(f"{note}." for note in w.left_out)  # step marks that are not steps of the window, and why
     if not w.from_steps:
-        found.append("No ProfilerStep#N annotations: the analysed window is the trace's whole span, warm-up "
-                      "included; step metrics are unavailable.")
+        found.append("No complete profiler step: the analysed window is the span of the trace's events, warm-up "
+                     "included; step metrics are unavailable." if w.left_out else
+                     "No ProfilerStep#N annotations: the analysed window is the trace's whole span, warm-up "
+                     "included; step metrics are unavailable.")
     return tuple(dict.fromkeys(found))
 
 
@@ -139,8 +157,10 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     longest, mean = queue_lengths(dev, links, w0, w1)
     m["queue_length_max"] = float(longest.max()) if len(longest) else None
     m["queue_length_mean"] = float(mean.max()) if len(mean) else None
+    m["launch_lead_median"] = _lead(dev, links, kernels)
     m.update(sync_metrics(syncs, length, len(w.numbers)))
-    m.update(owned_idle(idle, loader, syncs, w))
+    pace = host_pace(idle, loader, syncs, w, trace)  # the host's own pace, by what fills it (pace.py)
+    m.update(owned_idle(idle, loader, syncs, w, pace))
     clipped_work = (dev.clipped.start[work], dev.clipped_duration()[work])
 
     # the summary the report draws
@@ -148,7 +168,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     kernel_starts = dev.start[dev.kernels() & work]  # in start order already
     tables = (steps_breakdown(w, segments(*clipped_work), kernel_starts) if w.from_steps else None,
               kernel_classes(dev, know, in_work), top_kernels(dev, know, in_work),
-              idle_breakdown(idle.time, length), streams(dev, work, longest))
+              idle_breakdown(idle.time, length), pace_breakdown(pace, length), streams(dev, work, longest))
     groups = {"compute": compute, "communication": comm, "memory": memory}
     engines = []
     for key, title, is_compute in ENGINES:

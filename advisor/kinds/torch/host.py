@@ -2,7 +2,10 @@
 data/kernels.yaml `syncs`) and the data loader (`enumerate(DataLoader)#…__next__` marks: `dataloader`), in the
 runtime, cpu_op and annotation tables. Times are unions inside the window, so a sync nested in another
 (aten::item -> aten::_local_scalar_dense -> cudaStreamSynchronize) counts once, and so do the same marks on
-several threads."""
+several threads.
+
+Both return `Spans`: the merged (start, end) arrays, unpacked as a pair, and the trace they were read from, which
+owners.py reads again to say what the host does in the idle time no span owns (pace.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,18 @@ from advisor.kinds.torch.classes import Knowledge, matching, named
 from advisor.metrics.intervals import concat, segments, usable
 
 NS = 1e-9
+
+
+class Spans(tuple):
+    """Merged spans of one kind of host activity inside the window, `(start, end)` ns arrays (a pair: `a, b =
+    spans`), with the trace they come from (`trace`; None when made from arrays alone)."""
+
+    trace: EventTrace | None
+
+    def __new__(cls, start: Any, end: Any, trace: EventTrace | None = None) -> Spans:
+        made = super().__new__(cls, (start, end))
+        made.trace = trace
+        return made
 
 
 def _rows(trace: EventTrace, keys: tuple[str, ...], choose: Any, w0: float, w1: float) -> tuple[Any, Any]:
@@ -34,15 +49,17 @@ def _rows(trace: EventTrace, keys: tuple[str, ...], choose: Any, w0: float, w1: 
     return concat(parts)
 
 
-def sync_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> tuple[Any, Any]:
+def sync_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Spans:
     """The merged blocking episodes (ns) inside the window: nested calls and the same call on several threads
     count once."""
-    return segments(*_rows(trace, (T.RUNTIME, T.CPU_OP), lambda names: named(names, know.syncs), w0, w1))
+    return Spans(*segments(*_rows(trace, (T.RUNTIME, T.CPU_OP), lambda names: named(names, know.syncs), w0, w1)),
+                 trace)
 
 
-def loader_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> tuple[Any, Any]:
+def loader_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Spans:
     """The merged spans (ns) inside the window in which the data loader's __next__ runs."""
-    return segments(*_rows(trace, (T.ANNOTATION, T.CPU_OP), lambda names: matching(names, know.dataloader), w0, w1))
+    return Spans(*segments(*_rows(trace, (T.ANNOTATION, T.CPU_OP),
+                                  lambda names: matching(names, know.dataloader), w0, w1)), trace)
 
 
 def sync_metrics(syncs: tuple[Any, Any], window: float, steps: int) -> dict[str, float | None]:

@@ -29,6 +29,7 @@ class Runtime:
     duration: Any
     launch: Any  # bool: a launch call (data/kernels.yaml `launches`)
     correlation: Any  # int64, -1 unknown
+    filtered: bool = False  # a sampled trace (the reader's `filtered`): its calls' spread is not the run's
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def runtime(trace: EventTrace, know: Knowledge) -> Runtime:
     corr = table.extra.get(T.CORRELATION)
     correlation = (np.asarray(corr, dtype=np.int64)[keep] if corr is not None
                    else np.full(len(start), -1, dtype=np.int64))
-    return Runtime(start, duration, launch, correlation)
+    return Runtime(start, duration, launch, correlation, bool(trace.extra.get("filtered")))
 
 
 def link(dev: Device, rt: Runtime) -> Links:
@@ -96,7 +97,7 @@ def blocking_calls(dev: Device, rt: Runtime, links: Links, syncs: tuple[Any, Any
 def launch_metrics(dev: Device, rt: Runtime, links: Links, blocking: Any, w0: float,
                    w1: float) -> dict[str, float | None]:
     """Launch calls started in the window, the blocking ones (`blocking_calls`) counted apart; kernels in the
-    window against the launch call that queued them."""
+    window against the launch call that queued them (the median of those calls: launch_time_median)."""
     import numpy as np
 
     started = (rt.start >= w0) & (rt.start < w1)
@@ -111,6 +112,10 @@ def launch_metrics(dev: Device, rt: Runtime, links: Links, blocking: Any, w0: fl
         "launch_count": float(count), "launch_time_total": total * NS,
         "blocking_launch_count": float((blocking & started).sum()),
         "launch_time_mean": total / count * NS if count else None,
+        # the calls that queued kernels (copies and sets are launched too, and are quick): a mean of milliseconds
+        # over a median of microseconds is a few slow calls (start-up); both slow, every kernel's launch is slow
+        "launch_time_median": (float(np.median(links.call_duration[kernels])) * NS
+                               if len(delay) and not rt.filtered else None),
         "launch_delay_median": float(np.median(delay)) * NS if len(delay) else None,
         "short_kernel_count": float(short) if len(delay) else None,
         "short_kernel_fraction": short / len(delay) if len(delay) else None,

@@ -4,27 +4,30 @@ counted once). With nothing queued, the device waits for whatever the host is do
 - a synchronisation: the host-wait idle from a sync's start to the next sync's (the sync drained the queue; the
   host, released, refills it only as fast as it runs), less the loader's part, and no longer than that sync:
   without it the host would have run ahead by at most the time it spent blocked.
-- the rest (other host work: Python, dispatch, launches): what a cheaper launch path can give back.
+- the rest, the host's own pace, split by what the host does in it (pace.py): the launch path (operators that
+  queue device work, their launch calls, the Python between operators), which a cheaper launch path gives back,
+  and CPU operators that queue no device work, which it does not.
 The step figures less the loader's idle say whether the steps' spread is the loader's or has another cause."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from advisor.core.events import EventTrace
+from advisor.kinds.torch.classes import knowledge
 from advisor.kinds.torch.idle import HOST_WAIT, Idle
+from advisor.kinds.torch.pace import Pace, attribute, pace_metrics, pace_segments
 from advisor.kinds.torch.window import Window, share, variation
 from advisor.metrics.intervals import covered, intersect
 
 NS = 1e-9
 
 
-def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: Window) -> dict[str, float | None]:
-    """dataloader_idle, sync_idle and idle_host_wait_other (s) and their shares of the window, and the steps' spread
-    less the loader's idle (loader_free_step_cv, loader_free_step_excess in s). `loader` and `syncs` are merged
-    segments (ns) clipped to the window."""
+def _parts(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any]) -> tuple[Any, Any, Any, Any, Any]:
+    """The host-wait gaps (start, end), the loader's part of them (start, end) and each sync's part (ns, one per
+    sync episode)."""
     import numpy as np
 
-    length = w.length
     host = idle.gap_category == HOST_WAIT
     h_start, h_end = idle.gap_start[host], idle.gap_end[host]
     l_start, l_end = intersect(h_start, h_end, *loader)  # the loader running while nothing is queued
@@ -33,7 +36,30 @@ def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: W
     s_start, s_end = syncs
     bounds = np.append(s_start, np.inf)  # the last sync's stretch runs to the window's end
     free = covered(h_start, h_end, bounds) - covered(l_start, l_end, bounds)
-    sync_part = np.minimum(np.diff(free), s_end - s_start)
+    return h_start, h_end, l_start, l_end, np.minimum(np.diff(free), s_end - s_start)
+
+
+def host_pace(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: Window,
+              trace: EventTrace | None = None) -> Pace | None:
+    """The host's own pace (the host wait neither the loader nor a sync owns) split by what fills it (pace.py), read
+    on `trace`, by default the one `syncs` come from (host.Spans); None without one or for a filtered trace (its
+    gaps are not idle time)."""
+    trace = trace if trace is not None else getattr(syncs, "trace", None)
+    if trace is None or trace.extra.get("filtered"):
+        return None
+    _, _, l_start, l_end, sync_part = _parts(idle, loader, syncs)
+    return attribute(trace, knowledge(), idle, pace_segments(idle, (l_start, l_end), syncs, sync_part), syncs,
+                     w.start, w.end)
+
+
+def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: Window,
+               pace: Pace | None = None) -> dict[str, float | None]:
+    """dataloader_idle, sync_idle and idle_host_wait_other (s) and their shares of the window, and the steps' spread
+    less the loader's idle (loader_free_step_cv, loader_free_step_excess in s), and the host's own pace split by
+    what fills it (pace.py: launch_idle, launch_call_idle, cpu_op_idle; `pace` when the caller has it, else
+    host_pace's). `loader` and `syncs` are merged segments (ns) clipped to the window."""
+    length = w.length
+    h_start, h_end, l_start, l_end, sync_part = _parts(idle, loader, syncs)
     host_wait = float((h_end - h_start).sum())
     loader_time, sync_time = float((l_end - l_start).sum()), float(sync_part.sum())
     other = max(host_wait - loader_time - sync_time, 0.0)
@@ -42,19 +68,26 @@ def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: W
         "sync_idle": sync_time * NS, "sync_idle_fraction": share(sync_time, length),
         "idle_host_wait_other": other * NS, "idle_host_wait_other_fraction": share(other, length)}
     m.update(loader_free_steps(w, (l_start, l_end)))
+    m.update(pace_metrics(pace or host_pace(idle, loader, syncs, w), length))
     return m
 
 
 def loader_free_steps(w: Window, loader_idle: tuple[Any, Any] | None) -> dict[str, float | None]:
     """The steps' coefficient of variation and summed time above the median (s), each step less the device's
     idle time waiting for the data loader in it (`loader_idle` segments; None without a device: the steps as
-    they are). Three steps or more, else unavailable."""
+    they are, and the host's pace and the median launch call unavailable, as every device figure). Three steps
+    or more, else unavailable."""
     import numpy as np
 
     d = w.step_end - w.step_start
+    m: dict[str, float | None] = {}
     if loader_idle is not None:
         d = d - (covered(*loader_idle, w.step_end) - covered(*loader_idle, w.step_start))
+    else:  # no device: nothing was idle, no launch queued anything
+        m.update(pace_metrics(None, w.length))
+        m["launch_time_median"] = None
     cv = variation(d)
     if cv is None:
-        return {"loader_free_step_cv": None, "loader_free_step_excess": None}
-    return {"loader_free_step_cv": cv, "loader_free_step_excess": len(d) * (float(d.mean()) - float(np.median(d))) * NS}
+        return {**m, "loader_free_step_cv": None, "loader_free_step_excess": None}
+    return {**m, "loader_free_step_cv": cv,
+            "loader_free_step_excess": len(d) * (float(d.mean()) - float(np.median(d))) * NS}

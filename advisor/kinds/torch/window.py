@@ -1,19 +1,26 @@
 """Profiler steps and the analysed window. The window is every complete `ProfilerStep#N` annotation, from the
-first step's start to the last step's end (HTA drops the last step by default; advisor keeps it: a step the
-profiler closed is complete); a trace without steps is analysed over its span (first event start to last
-event end). Step figures: durations, their spread, the first (warm-up) step against the others' median, and
-per step the device's busy time inside the step's span."""
+first complete step's start to the last one's end (HTA drops the last step by default; advisor keeps it when it is
+complete); a trace without complete steps is analysed over the span of its events. Two kinds
+of mark are not steps of the trace (thresholds in data/window.yaml):
+- a partial first or last step: far shorter than the others' median and far less work started in it (launch calls,
+  else host operators): the profiler started or stopped inside it, so it is not a step's time;
+- a mark reaching far outside everything else the profiler recorded (a `ProfilerStep#1` many times the span of
+  the trace's events): the window is checked against the events' span, and such a mark is left out and said.
+Step figures: durations of the complete steps, their spread, the first (warm-up) step against the others'
+median, and per step the device's busy time inside the step's span."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from advisor.core import units as fmt
 from advisor.core.events import EventTrace
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.kinds.torch import KIND
 from advisor.kinds.torch import tables as T
-from advisor.kinds.torch.classes import Knowledge
+from advisor.kinds.torch.classes import Knowledge, named
 from advisor.metrics.intervals import covered, usable
 
 NS = 1e-9
@@ -28,8 +35,9 @@ class Window:
     numbers: Any  # int64 step numbers, in start order (empty without steps)
     step_start: Any  # float64 ns
     step_end: Any
-    span_start: float  # the trace's first event start (ns)
+    span_start: float  # the trace's first event start (ns), marks left out (outside the events) aside
     span_end: float  # the trace's last event end
+    left_out: tuple[str, ...] = ()  # one sentence per ProfilerStep mark that is not a step of the window, and why
 
     @property
     def length(self) -> float:
@@ -45,13 +53,25 @@ def share(ns: float, window: float) -> float | None:
     return ns / window if window > 0 else None
 
 
-def trace_span(trace: EventTrace) -> tuple[float, float]:
-    """(first start, last end) over the usable events of every table, ns; (0, 0) for an empty trace."""
+@cache
+def checks() -> dict[str, float]:
+    """data/window.yaml: when a step mark is partial or outside the trace's events."""
+    data = KIND.data("window.yaml")
+    return {key: float(data[key]) for key in ("partial_step", "outside_span")}
+
+
+def trace_span(trace: EventTrace, know: Knowledge | None = None) -> tuple[float, float]:
+    """(first start, last end) over the usable events of every table, ns; (0, 0) for an empty trace. With `know`,
+    the ProfilerStep annotations are left out: the span of what the profiler recorded besides its step marks."""
     import numpy as np
 
     first, last = np.inf, -np.inf
-    for table in trace.tables.values():
-        start, duration, _ = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
+    for key, table in trace.tables.items():
+        start, duration, keep = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
+        if know is not None and key == T.ANNOTATION and len(start):
+            marks = np.array([_number(know, n) >= 0 for n in table.name.names], dtype=bool)
+            other = ~marks[table.name.codes[keep]]
+            start, duration = start[other], duration[other]
         if len(start):
             first = min(first, float(start.min()))
             last = max(last, float((start + duration).max()))
@@ -87,11 +107,80 @@ def _number(know: Knowledge, name: str) -> int:
 
 
 def window(trace: EventTrace, know: Knowledge) -> Window:
+    import numpy as np
+
     numbers, starts, ends = steps(trace, know)
     first, last = trace_span(trace)
-    if len(numbers):
-        return Window(float(starts.min()), float(ends.max()), numbers, starts, ends, first, last)
-    return Window(first, last, numbers, starts, ends, first, last)
+    if not len(numbers):
+        return Window(first, last, numbers, starts, ends, first, last)
+    e0, e1 = trace_span(trace, know)
+    if e1 <= e0:  # nothing but step marks: they are the trace
+        e0, e1 = first, last
+    c = checks()
+    duration = ends - starts
+    outside = np.minimum(np.maximum(e0 - starts, 0.0) + np.maximum(ends - e1, 0.0), duration)
+    away = (outside > c["outside_span"] * (e1 - e0)) & (e1 > e0)
+    notes = [f"ProfilerStep#{n} lasts {fmt.seconds(d * NS)}, {fmt.ratio(d / (e1 - e0), '×')} the "
+             f"{fmt.seconds((e1 - e0) * NS)} the trace's other events span, {fmt.percent(o / d)} of it outside "
+             "them: it is not a step of this trace (a mark opened before the profiler started or closed after it "
+             "stopped); the window is checked against the events' span and leaves it out"
+             for n, d, o in zip(numbers[away].tolist(), duration[away].tolist(), outside[away].tolist(), strict=True)]
+    partial = _partial(trace, know, starts, ends, ~away, c["partial_step"])
+    for i in np.flatnonzero(partial).tolist():
+        edge = "start" if i == int(np.flatnonzero(~away)[0]) else "end"
+        notes.append(f"ProfilerStep#{int(numbers[i])} is a partial step, cut by the trace's {edge}: "
+                     f"{fmt.seconds(float(duration[i]) * NS)} against the other steps' median "
+                     f"{fmt.seconds(float(np.median(duration[~away & ~partial])) * NS)}, with far less work started "
+                     "in it; it is left out of the window and of the step figures")
+    keep = ~away & ~partial
+    marked = ~away  # the marks inside the trace's events widen its span, as any event does
+    span = (min(e0, float(starts[marked].min())) if marked.any() else e0,
+            max(e1, float(ends[marked].max())) if marked.any() else e1)
+    if not keep.any():
+        empty = (numbers[:0], starts[:0], ends[:0])
+        return Window(e0, e1, *empty, *span, tuple(notes))
+    numbers, starts, ends = numbers[keep], starts[keep], ends[keep]
+    return Window(float(starts.min()), float(ends.max()), numbers, starts, ends, *span, tuple(notes))
+
+
+def _partial(trace: EventTrace, know: Knowledge, starts: Any, ends: Any, candidates: Any, ratio: float) -> Any:
+    """Per step (bool): a first or last candidate step under `ratio` of the other candidates' median duration
+    with under `ratio` of their median work started in it: launch calls, or host operators in a trace without
+    launch calls. No work measured in the other steps, no judgement: a step is partial on evidence only."""
+    import numpy as np
+
+    partial = np.zeros(len(starts), dtype=bool)
+    rows = np.flatnonzero(candidates)
+    if len(rows) < 2:
+        return partial
+    work = _work(trace, know, starts[rows], ends[rows])
+    duration = ends[rows] - starts[rows]
+    for at in (0, len(rows) - 1):
+        others = np.arange(len(rows)) != at
+        short = duration[at] < ratio * float(np.median(duration[others]))
+        little = work[at] < ratio * float(np.median(work[others]))
+        partial[rows[at]] = bool(short and little)
+    return partial
+
+
+def _work(trace: EventTrace, know: Knowledge, starts: Any, ends: Any) -> Any:
+    """Launch calls started in each [start, end) (ns), or host operators when the trace has no launch call."""
+    import numpy as np
+
+    def started(table_key: str, launches: bool) -> Any | None:
+        table = trace.table(table_key)
+        if table is None or not len(table):
+            return None
+        start, _, keep = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
+        if launches:
+            start = start[named(tuple(table.name.names), know.launches)[table.name.codes[keep]]]
+        return np.sort(start) if len(start) else None
+
+    found = started(T.RUNTIME, True)
+    found = found if found is not None else started(T.CPU_OP, False)
+    if found is None:
+        return np.zeros(len(starts))
+    return (np.searchsorted(found, ends, side="left") - np.searchsorted(found, starts, side="left")).astype(float)
 
 
 def step_metrics(w: Window) -> dict[str, float | None]:
@@ -100,7 +189,7 @@ def step_metrics(w: Window) -> dict[str, float | None]:
 
     d = (w.step_end - w.step_start) * NS
     n = len(d)
-    m: dict[str, float | None] = {"step_count": float(n)}
+    m: dict[str, float | None] = {"step_count": float(n), "partial_step_count": float(len(w.left_out))}
     for key, f in (("median", np.median), ("mean", np.mean), ("max", np.max), ("min", np.min)):
         m[f"step_time_{key}"] = float(f(d)) if n else None
     spread = n >= MIN_STEPS_FOR_SPREAD

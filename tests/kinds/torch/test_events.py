@@ -18,7 +18,11 @@ _spec.loader.exec_module(builders)
 US = 1e-6
 SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 NCCL = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
-METRICS = ("total_time", "trace_span", "event_coverage", "step_count", "step_time_median", "step_time_mean",
+# the host's own pace split (pace.py) and the median kernel launch (launches.py): issue 34, classes 4 and 7
+PACE = ("launch_time_median", "launch_idle", "launch_idle_fraction", "launch_call_idle", "launch_call_idle_fraction",
+        "cpu_op_idle", "cpu_op_idle_fraction", "cpu_op_top_idle")
+METRICS = (*PACE, "total_time", "trace_span", "event_coverage", "step_count", "partial_step_count", "step_time_median",
+           "step_time_mean",
            "step_time_max",
            "step_time_min", "step_time_cv", "first_step_time", "first_step_ratio", "warmup_fraction", "device_busy",
            "device_idle", "device_busy_fraction", "device_idle_fraction", "compute_time", "compute_fraction",
@@ -33,7 +37,7 @@ METRICS = ("total_time", "trace_span", "event_coverage", "step_count", "step_tim
            "sync_fraction", "sync_per_step", "dataloader_time", "dataloader_fraction", "dataloader_idle_fraction",
            "occupancy_mean", "low_occupancy_time_fraction", "world_size", "rank", "sync_idle", "sync_idle_fraction",
            "idle_host_wait_other", "loader_free_step_cv", "loader_free_step_excess", "dataloader_idle",
-           "idle_host_wait_other_fraction", "blocking_launch_count")
+           "idle_host_wait_other_fraction", "blocking_launch_count", "launch_lead_median")
 
 
 def us(value):

@@ -64,3 +64,20 @@ def test_a_filtered_trace_never_says_it_holds_no_device_events(tmp_path):
     assert analysis.trace.events.get("kernel") and "| Kernels |" in text
     assert "no device events" not in text.lower() and "holds no device events" not in text
     assert "Only a sample of the profiler's events is in this trace" in text
+
+
+def test_events_numbered_in_two_sequences_are_a_complete_trace(tmp_path):
+    """Some Kineto versions number python_function events on a counter of their own, millions from the operators'
+    (the TraceLens b200 and SGLang traces): two complete sequences are no filtered trace."""
+    trace = _memory_trace()
+    python = [{"ph": "X", "cat": "python_function", "name": f"model.py({i}): forward", "pid": 1, "tid": 1,
+               "ts": 1000.0 + i, "dur": 0.5, "args": {"Ev Idx": 30_037_380 + i, "Python id": i}} for i in range(500)]
+    trace["traceEvents"] += python
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(trace))
+    analysis = analyze(path, AnalyzeOptions(load=LoadOptions()))
+    assert analysis.value("event_coverage") == 1.0 and analysis.value("device_busy_fraction") is not None
+    del trace["traceEvents"][1::50]  # a sample of each sequence is still a filtered one
+    thinned = [e for i, e in enumerate(trace["traceEvents"]) if "Ev Idx" not in e.get("args", {}) or i % 40 == 0]
+    path.write_text(json.dumps({**trace, "traceEvents": thinned}))
+    assert analyze(path, AnalyzeOptions(load=LoadOptions())).value("event_coverage") < 0.1

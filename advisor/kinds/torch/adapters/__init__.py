@@ -2,9 +2,11 @@
 content, and folders of per-rank traces.
 
 `detect` claims a JSON object with a `traceEvents` array and a mark only Kineto writes (kineto.yaml), and a
-folder holding such files; `members` lists a folder's traces in rank order (distributedInfo.rank, else the
-file name), each analysed on its own; `load` reads one trace into one profile whose `trace` holds the tables
-of advisor/kinds/torch/tables.py, read in one forward pass whatever its size (stream.py).
+folder holding such files; it claims a PyTorch execution trace too, which `load` names and refuses in one line
+with what to pass instead (a folder's execution traces beside its Kineto traces are left out). `members` lists a
+folder's traces in rank order (distributedInfo.rank, else the file name), each analysed on its own; `load` reads
+one trace into one profile whose `trace` holds the tables of advisor/kinds/torch/tables.py, read in one forward
+pass whatever its size (stream.py).
 
 Bad input raises only AdvisorError, in one line. Events without a usable time are left out and counted
 (`trace.extra["skipped"]`: events per table), as are entries that are not events (`extra["malformed"]`) and
@@ -29,10 +31,15 @@ from advisor.kinds.torch.adapters.profile import profile
 ENDINGS = (".json", ".json.gz")  # a folder's traces (torch.profiler writes *.pt.trace.json[.gz])
 
 
+ET_REFUSAL = ("a PyTorch execution trace (Chakra ET, schema {schema}), not a profiler trace: it lists the operators "
+              "a run executed and their tensors, with no times; pass the torch.profiler (Kineto) trace of the same "
+              "run instead (*.pt.trace.json[.gz], from tensorboard_trace_handler or export_chrome_trace)")
+
+
 def detect(path: Path, head: bytes) -> bool:
     if path.is_dir():  # the folder's traces are checked one by one when it is read (`members`)
         return any(sniff.is_kineto_file(p) for p in _listing(path)[:8])
-    return sniff.is_kineto(head)
+    return sniff.is_kineto(head) or sniff.execution_schema(head) is not None  # the latter to be named
 
 
 def _listing(folder: Path, limit: int = MAX_LISTED) -> list[Path]:
@@ -63,8 +70,9 @@ def members(folder: Path, limit: int = DEFAULT_MAX_RANKS) -> list[tuple[str, Pat
         if len(ranked) + len(unranked) + len(bad) > limit:
             check_rank_count(folder, limit + 1, limit, at_least=True)
         text = sniff.head_text(path)
-        if not sniff.is_kineto(text.encode("utf-8", "surrogatepass")):
-            if sniff.rank_from_name(path.name) is not None:
+        head = text.encode("utf-8", "surrogatepass")
+        if not sniff.is_kineto(head):
+            if sniff.rank_from_name(path.name) is not None and sniff.execution_schema(head) is None:
                 bad.append(path)
             continue
         rank = _rank(path, text)
@@ -89,7 +97,10 @@ def load(path: Path, options: LoadOptions) -> list[Profile]:
     if path.is_dir():
         raise AdvisorError(str(path), "no Kineto trace (*.json, *.json.gz with traceEvents) in this folder")
     require_regular_file(path)
-    gz = read_head(path, 2) == sniff.GZIP_MAGIC
+    head = read_head(path, sniff.SNIFF_INFLATED)
+    if not sniff.is_kineto(head) and (schema := sniff.execution_schema(head)) is not None:
+        raise AdvisorError(str(path), ET_REFUSAL.format(schema=schema))
+    gz = head[:2] == sniff.GZIP_MAGIC
     try:
         with collector_paused():  # many small objects per batch: the collector would rescan them all
             found, members_ = read(path, gz, options.max_memory, options.progress)

@@ -218,10 +218,14 @@ def _coverage(found: Collected) -> float | None:
     # number too, and a complete trace recorded with profile_memory=True is no filtered one
     others = np.fromiter(map(number, found.other_ev_idx), np.float64, len(found.other_ev_idx))
     numbers = np.concatenate([*(found.tables[n].column("ev_idx") for n in (t.CPU_OP, t.ANNOTATION)), others])
-    numbers = numbers[np.isfinite(numbers) & (numbers >= 0)]
+    numbers = np.unique(numbers[np.isfinite(numbers) & (numbers >= 0)])
     if len(numbers) < 2:
         return None
-    return float(len(np.unique(numbers)) / (numbers.max() - numbers.min() + 1))
+    span = numbers[-1] - numbers[0] + 1
+    widest = float(np.diff(numbers).max())
+    if widest >= kineto().ev_idx_sequence_gap and widest > span / 2:  # two sequences' numbers, not a filter's gap
+        span -= widest - 1
+    return float(len(numbers) / span)
 
 
 def build(found: Collected) -> Built:

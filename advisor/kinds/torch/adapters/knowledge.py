@@ -25,6 +25,10 @@ class Vendor:
 @dataclass(frozen=True)
 class Kineto:
     categories: Mapping[str, str]  # event category -> table
+    older_categories: Mapping[str, str]  # a category not above as written, in lower case -> table
+    step_operator: re.Pattern[str]  # an older trace's step range, written as an operator
+    counter_ranges: str  # the CUPTI range profiler's category
+    counter_vendor: str  # and the vendor whose device it measured
     marker_keys: tuple[str, ...]
     marker_categories: tuple[str, ...]
     vendors: tuple[Vendor, ...]
@@ -35,6 +39,9 @@ class Kineto:
     dtype_bytes: Mapping[str, float]
     max_time_us: float
     filtered_coverage_below: float
+    ev_idx_sequence_gap: float  # a gap between two "Ev Idx" sequences, not events filtered out
+    et_schema: re.Pattern[str]  # a PyTorch execution trace's `schema`
+    et_members: tuple[str, ...]  # and one of its members
 
 
 def _pattern(text: object, flags: int = re.IGNORECASE) -> re.Pattern[str] | None:
@@ -48,6 +55,11 @@ def kineto() -> Kineto:
         memcpy = data["memcpy"]
         return Kineto(
             categories={str(k): str(v) for k, v in data["categories"].items()},
+            older_categories={**{str(k).lower(): str(v) for k, v in data["categories"].items()},
+                              **{str(k).lower(): str(v) for k, v in data["older_categories"].items()}},
+            step_operator=re.compile(data["step_operator"]),
+            counter_ranges=str(data["counter_ranges"]["category"]),
+            counter_vendor=str(data["counter_ranges"]["vendor"]),
             marker_keys=tuple(map(str, data["marker_keys"])),
             marker_categories=tuple(map(str, data["marker_categories"])),
             vendors=tuple(Vendor(str(v["vendor"]), frozenset(v.get("categories") or ()),
@@ -57,6 +69,9 @@ def kineto() -> Kineto:
             pinned=re.compile(memcpy["pinned"]), rank_file=re.compile(data["rank_file"]),
             dtype_bytes={str(k): float(v) for k, v in data["dtype_bytes"].items()},
             max_time_us=float(data["max_time_us"]),
-            filtered_coverage_below=float(data["filtered_coverage_below"]))
+            filtered_coverage_below=float(data["filtered_coverage_below"]),
+            ev_idx_sequence_gap=float(data["ev_idx_sequence_gap"]),
+            et_schema=re.compile(data["execution_trace"]["schema"]),
+            et_members=tuple(map(str, data["execution_trace"]["members"])))
     except (KeyError, TypeError, AttributeError, ValueError, re.error) as exc:
         raise AdvisorError(str(FILE), f"unreadable reader knowledge: {type(exc).__name__}: {exc}") from None

@@ -45,10 +45,25 @@ def _text(value: Any) -> str | None:
     return value.strip() or None if isinstance(value, str) else None
 
 
+# Older Kineto (PyTorch 1.8) wrote the devices as `computeProperties`, with CUDA's field names for three of them.
+OLDER_PROPERTIES = {"major": "computeMajor", "minor": "computeMinor", "multiProcessorCount": "numSms"}
+
+
+def _listed(members: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The trace's devices: deviceProperties, else an older trace's computeProperties in today's field names."""
+    for key in ("deviceProperties", "computeProperties"):
+        listed = [p for p in members.get(key) or () if isinstance(p, dict)] if isinstance(members.get(key), list) \
+            else []
+        if listed:
+            return listed if key == "deviceProperties" else [
+                {**p, **{new: p[old] for old, new in OLDER_PROPERTIES.items() if old in p and new not in p}}
+                for p in listed]
+    return []
+
+
 def _properties(members: Mapping[str, Any], devices: Mapping[int, int]) -> dict[str, Any]:
     """deviceProperties of the device this trace's events ran on (the busiest, when several)."""
-    listed = [p for p in members.get("deviceProperties") or () if isinstance(p, dict)] \
-        if isinstance(members.get("deviceProperties"), list) else []
+    listed = _listed(members)
     if not devices or not listed:
         return {}
     busiest = max(devices, key=lambda d: (devices[d], -d))
@@ -79,10 +94,12 @@ def metadata(members: Mapping[str, Any], built: Built, found: Collected, path: P
     """The metadata keys of tables.py the trace gives (absent when it does not say)."""
     meta: dict[str, Any] = {}
     has_device = any(len(built.tables[n]) for n in t.DEVICE_TABLES)
-    props = _properties(members, built.devices) if has_device else {}
+    ranges = not has_device and found.counter_ranges > 0  # a CUPTI range-profiler trace: it measured a device
+    props = _properties(members, built.devices) if has_device else (
+        _properties(members, found.range_devices) if ranges else {})
     name = _text(props.get("name"))
     runtime = built.tables[t.RUNTIME].name.names
-    vendor = _vendor(found.categories, tuple(runtime), name, has_device)
+    vendor = kineto().counter_vendor if ranges else _vendor(found.categories, tuple(runtime), name, has_device)
     if name:
         meta[t.META_DEVICE_NAME] = name
     if vendor:
@@ -127,7 +144,11 @@ def warnings(members: Mapping[str, Any], built: Built, found: Collected, meta: M
             out.append(f"{_plural(n, f'{table} event')} without a usable ts or dur (missing, not a number, "
                        "negative or past any clock): left out")
     if not any(len(built.tables[n]) for n in t.DEVICE_TABLES):
-        out.append("no device events (kernels, copies, sets): a CPU-only trace; device figures are unavailable")
+        out.append(_ranges(found) if found.counter_ranges else
+                   "no device events (kernels, copies, sets): a CPU-only trace; device figures are unavailable")
+    elif found.counter_ranges:
+        out.append(f"{_plural(found.counter_ranges, kineto().counter_ranges + ' event')} (CUPTI hardware counters at "
+                   "evenly spaced times, not when the kernels ran): left out")
     if "distributedInfo" not in members:
         rank = f"rank {meta[t.META_RANK]} from the file name" if t.META_RANK in meta else "rank unknown"
         out.append(f"no distributedInfo in the trace: {rank}, world size and backend unknown")
@@ -138,11 +159,25 @@ def warnings(members: Mapping[str, Any], built: Built, found: Collected, meta: M
     return out
 
 
+def _ranges(found: Collected) -> str:
+    """What a CUPTI range-profiler trace holds, what it cannot tell and why."""
+    names = list(found.counters)
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
+    counters = f"{_plural(len(names), 'hardware counter')} ({shown})" if names else "hardware counters"
+    return (f"a CUPTI range-profiler trace: {_plural(found.counter_ranges, kineto().counter_ranges + ' event')} (one "
+            f"per kernel, or per range) hold {counters} measured by replaying the work; Kineto spreads them evenly "
+            "over the profiled span, not when the kernels ran, and the range profiler records no kernels, copies "
+            "or sets, so device busy and idle, overlap, kernel times and launch delays are unavailable; the host's "
+            "operators and runtime calls are as recorded, counter collection included; for the device timeline, "
+            "profile again without profiler_metrics")
+
+
 def _shape(built: Built, found: Collected) -> str:
     counts = [(n, len(built.tables[n])) for n in (t.KERNEL, t.MEMCPY, t.MEMSET, t.RUNTIME, t.CPU_OP, t.ANNOTATION)]
     listed = ", ".join(f"{c:,} {n}" for n, c in counts if c)
     total = sum(len(table) for table in built.tables.values())
-    return f"Kineto trace: {_plural(total, 'complete event')}" + (f" ({listed})" if listed else "")
+    ranges = f"; {_plural(found.counter_ranges, 'CUPTI counter range')}, untimed" if found.counter_ranges else ""
+    return f"Kineto trace: {_plural(total, 'complete event')}" + (f" ({listed})" if listed else "") + ranges
 
 
 def profile(path: Path, members: Mapping[str, Any], built: Built, found: Collected, gzip: bool) -> Profile:
@@ -158,7 +193,8 @@ def profile(path: Path, members: Mapping[str, Any], built: Built, found: Collect
     coverage = built.coverage
     extra = {"skipped": dict(built.skipped), "categories": dict(found.categories), "other": dict(found.other),
              "malformed": found.malformed, "event_coverage": coverage,
-             "filtered": coverage is not None and coverage < kineto().filtered_coverage_below}
+             "filtered": coverage is not None and coverage < kineto().filtered_coverage_below,
+             "counter_ranges": found.counter_ranges, "counters": list(found.counters)}
     trace = EventTrace(tables=built.tables, summary={}, metadata=meta, warnings=caveats, extra=extra)
     raw: dict[str, Any] = {"total_time": (built.end_us - built.t0_us) * 1e3 * NS}
     raw.update({k: meta[k] for k in (t.META_RANK, t.META_WORLD_SIZE, t.META_SM_COUNT, t.META_DEVICE_MEMORY)

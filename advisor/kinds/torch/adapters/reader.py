@@ -31,6 +31,8 @@ from advisor.kinds.torch.adapters.knowledge import kineto
 BATCH = 8192  # events decoded together (json_events.BATCH)
 MAX_CATEGORIES = 64  # distinct categories counted by name; the rest as one (a hostile file may have millions)
 MORE = ("(more categories)", "")
+MAX_RESPELLED = 1024  # older categories remembered (lower-cased once each)
+MAX_COUNTERS = 256  # counter names kept from CUPTI ranges
 
 
 class Args(msgspec.Struct, gc=False):
@@ -41,6 +43,7 @@ class Args(msgspec.Struct, gc=False):
     stream_id: Any = None  # MTIA runtime calls
     correlation: Any = None
     external_id: Any = msgspec.field(default=None, name="External id")
+    external_id_old: Any = msgspec.field(default=None, name="external id")  # older Kineto's device and runtime events
     ev_idx: Any = msgspec.field(default=None, name="Ev Idx")
     grid: Any = None
     block: Any = None
@@ -56,6 +59,12 @@ class Args(msgspec.Struct, gc=False):
 
 
 NO_ARGS = Args()
+
+
+class Counters(msgspec.Struct, gc=False):
+    """A CUPTI counter range's args, as the reader keeps them: the counters' names (their values are not read)."""
+
+    names: tuple[str, ...] = ()
 
 
 class Event(msgspec.Struct, gc=False):
@@ -77,7 +86,8 @@ NUM, ID, TEXT, DIMS = "num", "id", "text", "dims"
 FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "ts": (attrgetter("ts"), NUM), "dur": (attrgetter("dur"), NUM), "name": (attrgetter("name"), TEXT),
     "pid": (attrgetter("pid"), ID), "tid": (attrgetter("tid"), ID),
-    **{f: (attrgetter(f"args.{f}"), ID) for f in ("device", "stream", "stream_id", "correlation", "external_id")},
+    **{f: (attrgetter(f"args.{f}"), ID) for f in ("device", "stream", "stream_id", "correlation", "external_id",
+                                                    "external_id_old")},
     **{f: (attrgetter(f"args.{f}"), NUM) for f in ("ev_idx", "registers", "occupancy", "bytes", "size", "nelems",
                                                      "group_size")},
     **{f: (attrgetter(f"args.{f}"), TEXT) for f in ("kind", "collective", "dtype")},
@@ -182,6 +192,9 @@ class TableColumns:
             getter, kind = FIELDS[name]
             if kind in (NUM, ID):
                 column = self._numbers(getter, events, kind)
+                if name == "external_id" and np.isnan(column).any():  # older Kineto: `external id`
+                    old = self._numbers(FIELDS["external_id_old"][0], events, ID)
+                    column = np.where(np.isnan(column), old, column)
             else:
                 interner = self.interners.setdefault(name, Interner())
                 if kind == DIMS:
@@ -231,30 +244,51 @@ class Collected:
     left_out: dict[tuple[str, str], int] = field(default_factory=dict)  # (category, phase) -> events
     categories: Counter[str] = field(default_factory=Counter)  # events per category the tables take
     other_ev_idx: list[Any] = field(default_factory=list)  # "Ev Idx" of events no table takes: Kineto numbers them too
+    counter_ranges: int = 0  # CUPTI range-profiler events (kineto.yaml counter_ranges): counted, left out
+    counters: Counter[str] = field(default_factory=Counter)  # their counters' names -> ranges holding each
+    range_devices: Counter[int] = field(default_factory=Counter)  # the device each range measured (its pid)
+    respelled: dict[str, str | None] = field(default_factory=dict)  # an older category -> its table (None: none)
 
     @classmethod
     def empty(cls) -> Collected:
         return cls({name: TableColumns(fields) for name, fields in TABLE_FIELDS.items()})
 
+    def _older(self, category: str) -> str | None:
+        """The table of a category not written as today's Kineto writes it (`Kernel`, `Operator`), else None."""
+        try:
+            return self.respelled[category]
+        except KeyError:
+            table = kineto().older_categories.get(category.lower())
+            if len(self.respelled) < MAX_RESPELLED:  # a hostile file's millions of categories: not all remembered
+                self.respelled[category] = table
+            return table
+
     def add(self, batch: list[Any]) -> None:
-        table_of = kineto().categories
-        groups: dict[str, list[Event]] = {}
+        know = kineto()
+        table_of = know.categories
+        groups: dict[Any, list[Event]] = {}  # by table, or (table, category) for an older spelling
         left_out = self.left_out
         for event in batch:
             if type(event) is Event:
-                table = table_of.get(event.cat) if event.ph == "X" else None
-                if table is not None:
+                key = table_of.get(event.cat) if event.ph == "X" else None
+                if key is None and event.ph == "X" and (table := self._older(event.cat)) is not None:
+                    if table == t.CPU_OP and know.step_operator.match(event.name):  # an older trace's step range
+                        table = t.ANNOTATION
+                    key = (table, event.cat)
+                if key is not None:
                     if type(event.args) is not Args:
                         event.args = NO_ARGS
                     try:
-                        groups[table].append(event)
+                        groups[key].append(event)
                     except KeyError:
-                        groups[table] = [event]
+                        groups[key] = [event]
                     continue
-                key = (event.cat, event.ph)
-                left_out[key] = left_out.get(key, 0) + 1
+                cat_ph = (event.cat, event.ph)
+                left_out[cat_ph] = left_out.get(cat_ph, 0) + 1
                 if type(event.args) is Args and event.args.ev_idx is not None:  # a memory record (ph i), …
                     self.other_ev_idx.append(event.args.ev_idx)
+                elif type(event.args) is Counters and event.ph == "X":
+                    self._range(event)
             else:
                 self.malformed += 1
         if len(left_out) > MAX_CATEGORIES:  # a hostile file's millions of categories: the rest counted as one
@@ -262,12 +296,23 @@ class Collected:
             kept = dict(ranked[:MAX_CATEGORIES - 1])
             kept[MORE] = kept.get(MORE, 0) + sum(n for _, n in ranked[MAX_CATEGORIES - 1:])
             self.left_out = kept
-        for table, events in groups.items():
-            if table in (t.KERNEL, t.RUNTIME):  # tables fed by several categories
+        for key, events in groups.items():
+            table = key if type(key) is str else key[0]
+            if type(key) is str and table in (t.KERNEL, t.RUNTIME):  # tables fed by several categories
                 self.categories.update(map(attrgetter("cat"), events))
-            else:
+            else:  # one category: an older spelling is grouped by itself
                 self.categories[events[0].cat] += len(events)
             self.tables[table].add(events)
+
+    def _range(self, event: Event) -> None:
+        """A CUPTI counter range: counted, its counters named (so many names at most), its device noted."""
+        self.counter_ranges += 1
+        for name in event.args.names:  # type: ignore[union-attr]
+            if name in self.counters or len(self.counters) < MAX_COUNTERS:
+                self.counters[name] += 1
+        device = _id(event.pid)
+        if device == device and 0 <= device < 1 << 20:
+            self.range_devices[int(device)] += 1
 
     def column_bytes(self) -> int:
         return sum(cols.held_bytes() for cols in self.tables.values())
@@ -280,6 +325,9 @@ class Collected:
             label = (cat or "(no category)") + ("" if ph in ("X", "") else f" (ph {ph})")
             out[label] = out.get(label, 0) + n
         return out
+
+
+_ARGS = msgspec.json.Decoder(dict[str, Any]).decode  # a counter range, decoded whole for its args' names
 
 
 def _item(value: Any) -> Any:
@@ -308,14 +356,35 @@ def decoded(raws: list[msgspec.Raw], done: Callable[[int], None]) -> Iterable[li
     the columns grow instead of all being held to the end."""
     batch_decoder = msgspec.json.Decoder(list[Item])
     one_decoder = msgspec.json.Decoder(Item)
+    mark = json.dumps(kineto().counter_ranges).encode()
     for start in range(0, len(raws), BATCH):
         chunk = raws[start:start + BATCH]
         raws[start:start + len(chunk)] = [None] * len(chunk)
+        joined = b"[" + b",".join(chunk) + b"]"
         try:
-            yield batch_decoder.decode(b"[" + b",".join(chunk) + b"]")
+            batch = batch_decoder.decode(joined)
         except (msgspec.ValidationError, RecursionError):
-            yield [_one(raw, one_decoder) for raw in chunk]
+            batch = [_one(raw, one_decoder) for raw in chunk]
+        if mark in joined:  # a CUPTI range-profiler trace (rare): its ranges' args are counters, named here
+            _name_counters(batch, chunk)
+        yield batch
         done(start + len(chunk))
+
+
+def _name_counters(batch: list[Any], chunk: list[msgspec.Raw]) -> None:
+    """The args of each counter range (kineto.yaml counter_ranges) as Counters: the names of its numeric args,
+    which the Args struct skips unread."""
+    category = kineto().counter_ranges
+    for event, raw in zip(batch, chunk, strict=True):
+        if type(event) is not Event or event.cat != category:
+            continue
+        try:
+            args = _ARGS(raw).get("args")
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, AttributeError):
+            args = None
+        names = tuple(k for k, v in args.items() if isinstance(v, (int, float)) and not isinstance(v, bool)) \
+            if isinstance(args, dict) else ()
+        event.args = Counters(names)
 
 
 def collect(batches: Iterable[list[Any]]) -> Collected:

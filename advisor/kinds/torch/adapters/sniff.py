@@ -1,6 +1,6 @@
 """Recognising a Kineto trace from its first bytes, and reading the top-level members Kineto writes before the
 event list (distributedInfo, …) from them without parsing the list: what detection and a folder's rank order need.
-Reading a trace is stream.py's."""
+Also recognised, to be named rather than read: a PyTorch execution trace. Reading a trace is stream.py's."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 SNIFF_INFLATED = 1 << 20  # bytes of a gzip trace inflated to recognise it
 EVENTS = "traceEvents"
 META_KEYS = ("schemaVersion", "deviceProperties", "distributedInfo", "traceName", "baseTimeNanoseconds",
-             "displayTimeUnit")
+             "displayTimeUnit", "computeProperties")  # computeProperties: older Kineto's deviceProperties
 EVENTS_LIST = re.compile(r'"traceEvents"\s*:\s*\[')
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -51,6 +51,22 @@ def is_kineto(head: bytes) -> bool:
         return False
     keys, cats = _markers()
     return bool(keys.search(text) or cats.search(text))
+
+
+def execution_schema(head: bytes) -> str | None:
+    """The `schema` of a PyTorch execution trace ("1.0.1", "1.1.1-chakra.0.0.4"), None for anything else: a JSON
+    object whose `schema` is a version, with a member only the observer writes (kineto.yaml execution_trace) and
+    no `traceEvents` (a Kineto trace with a `schema` member stays one)."""
+    text = decode_head(inflated_head(head))
+    if text is None or not text.lstrip().startswith("{") or EVENTS_LIST.search(text):
+        return None
+    k = kineto()
+    found = leading_members(text)
+    schema = found.get("schema")
+    if not isinstance(schema, str) or len(schema) > 64 or not k.et_schema.match(schema):
+        return None
+    present = any(re.search(r'"' + re.escape(m) + r'"\s*:', text) for m in k.et_members)
+    return schema if present else None
 
 
 def is_kineto_file(path: Path, size: int = SNIFF_INFLATED) -> bool:

@@ -83,6 +83,12 @@ def tldr(analysis: Analysis) -> list[tuple[int, str]]:
         candidates.append((1, f"**Device busy {view.show('device_busy_fraction')} of the {view.show('total_time')} "
                               "window**" + (f" ({', '.join(parts)})" if parts else "")
                               + (f"; idle {view.show('device_idle_fraction')}: {', '.join(idle)}." if idle else ".")))
+    thin = next((f for f in analysis.findings if f.name == "too-little-evidence"), None)
+    if thin is not None:  # the verdict names no cause: say why first
+        complete = view.raw("step_count") or 0
+        candidates.insert(0, (0, f"**Too little to judge**: a {view.show('total_time')} window with "
+                                 f"{view.show('kernel_count')} kernels and {fmt.count(complete)} complete profiler "
+                                 f"step{'' if complete == 1 else 's'}, so no finding is a cause (`{thin.name}`)."))
     steps = view.raw("step_count")
     if steps:
         ratio = view.raw("first_step_ratio")
@@ -137,8 +143,13 @@ def _window(analysis: Analysis, view: View) -> str:
         text = f"{which} ({_steps(len(steps.rows))}): {span}"
     elif view.raw("step_count"):
         text = f"{_steps(view.raw('step_count') or 0)}: {span}"
+    elif view.raw("partial_step_count"):
+        text = f"the span of the trace's events (no complete ProfilerStep#N): {span}"
     else:
         text = f"the whole trace (no ProfilerStep#N marks): {span}"
+    left = view.raw("partial_step_count")
+    if left:  # which and why: the data notes
+        text += f"; {fmt.count(left)} step mark{'' if left == 1 else 's'} left out, partial or outside the events"
     return f"{text}. {escape(layout()['window_note'])}"
 
 
@@ -306,9 +317,9 @@ def _host_section(view: View) -> Section | None:
     if table is None:
         return None
     return Section("Synchronisations and data loading", (Paragraph(
-        "Host time in synchronising calls (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, their "
-        "HIP forms, aten::item, aten::_local_scalar_dense: the host waits for the device) and in the DataLoader's "
-        "__next__ (the step waits for its batch)."), table), "host")
+        "Host time in synchronising calls (the runtime's device, stream and event synchronisations, aten::item, "
+        "aten::_local_scalar_dense: the host waits for the device; data/kernels.yaml `syncs`) and in the "
+        "DataLoader's __next__ (the step waits for its batch)."), table), "host")
 
 
 def _memory_section(view: View) -> Section | None:

@@ -9,6 +9,7 @@ from advisor.core import units as fmt
 from advisor.core.trace import TraceSummary
 from advisor.kinds.torch import KIND
 from advisor.report.document import Chart, Paragraph, Section, Table, escape
+from advisor.report.trace_blocks import breakdown_table
 from advisor.report.view import View
 
 
@@ -39,7 +40,9 @@ def idle_section(t: TraceSummary | None, view: View) -> Section | None:
     measured = t.breakdown("idle_breakdown") if t else None
     if measured and measured.note:
         blocks.append(Paragraph(escape(measured.note)))
-    return Section("Idle time", (*blocks, *_host_wait_owners(view)), "idle")
+    pace = t.breakdown("host_pace") if t else None  # the host's own pace by what fills it, operators named
+    named = (Paragraph(escape(pace.note)), breakdown_table(pace)) if pace and pace.rows else ()
+    return Section("Idle time", (*blocks, *_host_wait_owners(view), *named), "idle")
 
 
 def _host_wait_owners(view: View) -> tuple[Any, ...]:
