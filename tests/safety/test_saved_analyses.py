@@ -368,7 +368,7 @@ def _relabelled(kind: str, packs_too: bool = False, hardware: bool = True):
                                                   "profiler (Kineto) analyses (sm_count, device_memory)"),
     ("trace", _relabelled("torch", packs_too=True, hardware=False),
      "trace.breakdowns: 'hotspots_hlo' is not a table of PyTorch profiler (Kineto) analyses (steps, kernel_classes, "
-     "top_kernels, idle_breakdown, streams)"),
+     "top_kernels, idle_breakdown, host_pace, streams)"),
 ])
 def test_an_analysis_relabelled_as_another_kind_is_refused(mp2_data, trace_data, tmp_path, capsys, sample, edit,
                                                            expected):
