@@ -12,7 +12,7 @@ from typing import Any
 from advisor.core.model import Analysis, Finding, Hardware, HiddenFinding, Metric, OverviewColumn, ProfileOverview
 from advisor.engine.evaluate import Selection, evaluate
 from advisor.kinds import get as get_kind
-from advisor.metrics.members import member_metrics, member_spec
+from advisor.metrics.members import member_metric_names, member_metrics, member_spec
 from advisor.packs.model import RuleSet
 
 # What --ignore hid, found by evaluating again without it (advisor.api._hidden): recomputed on the new metrics
@@ -54,15 +54,55 @@ def overview_row(analysis: Analysis, name: str, analysed: bool) -> ProfileOvervi
         gain=best.estimated_speedup if best else None, gain_finding=best.name if best else "")
 
 
+# What makes members' windows comparable (issue 34, class 8): the same device (vendor and name), the same job
+# (world size) and the same number of steps. A CPU-only rank against a GPU rank, a rank of another job or a
+# 1-step trace against a 6-step one differ for reasons no straggler explains; each field is compared only when
+# some member has it (a kind whose profiles carry none of them is compared as before).
+SAME_INFO = ("device_vendor", "device_name")
+SAME_METRICS = ("world_size", "step_count")
+WITHHELD = "comparable_members"  # the missing input a withheld straggler metric names
+KEPT = ("member_count", "member_median_time")  # what the members are, not a judgement of one against them
+
+
+def _differences(analyses: Sequence[Analysis], names: Sequence[str]) -> list[str]:
+    """`device_name differs (rank 0 none, rank 1 Tesla V100)`: each field the members do not share."""
+    found = []
+    for field, values in [*((f, [a.info.get(f) or None for a in analyses]) for f in SAME_INFO),
+                          *((f, [a.value(f) for a in analyses]) for f in SAME_METRICS)]:
+        if any(v is not None for v in values) and len(set(values)) > 1:
+            shown = ", ".join(f"{n} {'none' if v is None else v if isinstance(v, str) else f'{v:g}'}"
+                              for n, v in zip(names, values, strict=True))
+            found.append(f"{field} differs ({shown})")
+    return found
+
+
+def _withheld(added: dict[str, Metric], differences: Sequence[str]) -> dict[str, Metric]:
+    """The straggler metrics unavailable: no straggler or imbalance is judged across members that differ."""
+    why = "; ".join(differences)
+    return {n: m if n in KEPT else replace(
+        m, value=None, missing=(WITHHELD,),
+        description=f"{m.description} Withheld: the members are not comparable ({why}).") for n, m in added.items()}
+
+
 def with_members(analyses: Sequence[Analysis], chosen: int, ruleset: RuleSet, selection: Selection | None = None,
-                 hidden: Hidden | None = None) -> Analysis:
+                 hidden: Hidden | None = None, names: Sequence[str] | None = None) -> Analysis:
     """The chosen analysis with its cross-member metrics, its rules evaluated again with them; as it was when
-    the kind's profiles are not members of one piece of work."""
+    the kind's profiles are not members of one piece of work. Members that differ in device, world size or
+    step count get a note saying so and no straggler metrics (their rules are not applicable)."""
     analysis = analyses[chosen]
     spec = member_spec(analysis.kind)
     if spec is None:
         return analysis
     added = member_metrics([a.metrics for a in analyses], chosen, spec, ruleset.inputs)
+    differences = _differences(analyses, names or [f"profile {i}" for i in range(len(analyses))])
+    notes = analysis.notes
+    if differences:
+        added = _withheld(added, differences)
+        notes = (*notes, f"The {len(analyses)} members of this input are not comparable: "
+                 + "; ".join(differences) + ". Their windows differ for reasons no straggler explains, so no "
+                 "straggler or rank imbalance is judged across them (" + ", ".join(
+                     n for n in member_metric_names(spec) if n not in KEPT) + " withheld); analyse "
+                 "each on its own, or compare ranks of one job, on one device type, over the same steps.")
     metrics = dict(sorted({**analysis.metrics, **added}.items()))
     selection = selection or Selection()
     result = evaluate(ruleset, metrics, analysis.hardware, selection)
@@ -70,7 +110,7 @@ def with_members(analyses: Sequence[Analysis], chosen: int, ruleset: RuleSet, se
     if settings is not None and hidden is not None:
         settings = replace(settings, hidden=hidden(ruleset, metrics, analysis.hardware, selection, result.findings))
     return replace(analysis, metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
-                   outcomes=result.outcomes, settings=settings, bounds=result.bounds)
+                   outcomes=result.outcomes, settings=settings, bounds=result.bounds, notes=notes)
 
 
 def with_overview(analyses: Sequence[Analysis], names: Sequence[str], chosen: int, ruleset: RuleSet | None = None,
@@ -79,6 +119,6 @@ def with_overview(analyses: Sequence[Analysis], names: Sequence[str], chosen: in
     findings (the overview's row of it shows them)."""
     analyses = list(analyses)
     if ruleset is not None and len(analyses) > 1:
-        analyses[chosen] = with_members(analyses, chosen, ruleset, selection, hidden)
+        analyses[chosen] = with_members(analyses, chosen, ruleset, selection, hidden, names)
     rows = tuple(overview_row(a, n, i == chosen) for i, (a, n) in enumerate(zip(analyses, names, strict=True)))
     return replace(analyses[chosen], entries=rows)

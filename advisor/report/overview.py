@@ -4,6 +4,7 @@ the kind's report.yaml names (`overview:`)."""
 from __future__ import annotations
 
 import statistics
+from itertools import pairwise
 from typing import Any
 
 from advisor.core import units as fmt
@@ -11,6 +12,8 @@ from advisor.core.model import Analysis
 from advisor.core.numbers import OUTLIER_BAND
 from advisor.kinds import get as get_kind
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
+
+NOT_COMPARABLE = "members of this input are not comparable"  # the note advisor/overview.py writes
 
 
 def overview_section(analysis: Analysis) -> Section | None:
@@ -27,6 +30,8 @@ def overview_section(analysis: Analysis) -> Section | None:
     rows = tuple(_cells(e, titles, units) for e in entries)
     blocks: list[Any] = [Table(("Profile", where_title, "Total time", *titles, "Root cause"), rows,
                                align=("left", "left", "right", *("right" for _ in titles), "left"))]
+    # members that differ in device, world size or step count (advisor/overview.py): said here, above their figures
+    blocks += [Paragraph("**Not comparable.** " + escape(n)) for n in analysis.notes if NOT_COMPARABLE in n]
     timed = [e for e in entries if e.total_time is not None]
     if len(timed) > 1:  # one profile has no slowest to name
         median = statistics.median(e.total_time for e in timed)
@@ -70,17 +75,53 @@ def overview_words(analysis: Analysis) -> tuple[str, str]:
     return words.get("title", "Profiles"), words.get("noun", "profiles")
 
 
+def _groups(measured: list[tuple[Any, float]]) -> tuple[list[tuple[Any, float]], list[tuple[Any, float]]] | None:
+    """Two groups of profiles, split at the widest gap between neighbouring figures when that gap is wider than
+    the outlier band and each side holds two or more (two tensor-parallel pairs on links of different speed);
+    None when the figures form one group. The median of two clusters lies between them, and every profile of
+    either is an "outlier" of it: the groups are the finding, not the outliers (issue 34, class 8)."""
+    ranked = sorted(measured, key=lambda m: m[1])
+    if len(ranked) < 4 or ranked[0][1] <= 0:
+        return None
+    gap, at = max((b[1] / a[1], i + 1) for i, (a, b) in enumerate(pairwise(ranked)))
+    if gap <= OUTLIER_BAND[1] or min(at, len(ranked) - at) < 2:
+        return None
+    return ranked[:at], ranked[at:]
+
+
 def _outliers(entries: Any, title: str, unit: str) -> list[Paragraph]:
-    """Profiles whose figure lies outside the outlier band around the median (needs two or more)."""
+    """Profiles whose figure lies outside the outlier band around the median (needs two or more); when the
+    figures form two groups, the groups, and the outliers of each against its own median."""
     measured = [(e, e.column(title)) for e in entries if e.column(title)]
     if len(measured) < 2:
         return []
-    middle = statistics.median(v for _, v in measured)
     low, high = OUTLIER_BAND
-    outliers = [(e, v) for e, v in measured if not low <= v / middle <= high]
+
+    def outside(members: list[tuple[Any, float]]) -> tuple[float, list[tuple[Any, float]]]:
+        middle = statistics.median(v for _, v in members)
+        return middle, [(e, v) for e, v in members if not low <= v / middle <= high]
+
+    def named(members: list[tuple[Any, float]]) -> str:
+        return ", ".join(f"{escape(e.name)} {fmt.value(v, unit)}" for e, v in members) or "none"
+
+    groups = _groups(measured)
+    if groups is not None:
+        (fast, fast_out), (slow, slow_out) = (outside(g) for g in groups)
+        order = [e for e, _ in measured]  # as the overview lists them (rank order), not by name
+        listed = [", ".join(escape(e.name) for e in order if any(e is m for m, _ in g)) + f" (median "
+                  f"{fmt.value(middle, unit)})" for g, middle in ((groups[0], fast), (groups[1], slow))]
+        return [Paragraph(
+            f"{title}: two groups, {fmt.speedup(slow / fast)} apart — the faster {listed[0]}, the slower "
+            f"{listed[1]}. Outliers within a group (outside {low:g}–{high:g}× its own median): "
+            f"{named(fast_out + slow_out)}.")]
+    middle, outliers = outside(measured)
+    if len(measured) == 2 and outliers:  # the median of two lies between them: each is an "outlier" of it
+        (fast, v_fast), (slow, v_slow) = sorted(measured, key=lambda m: m[1])
+        return [Paragraph(f"{title}: {escape(slow.name)} {fmt.value(v_slow, unit)} is {fmt.speedup(v_slow / v_fast)} "
+                          f"{escape(fast.name)} {fmt.value(v_fast, unit)} (outside {low:g}–{high:g}×).")]
     return [Paragraph(
         f"{title} outliers (outside {low:g}–{high:g}× the median " + fmt.value(middle, unit) + "): "
-        + (", ".join(f"{escape(e.name)} {fmt.value(v, unit)}" for e, v in outliers) or "none") + ".")]
+        + named(outliers) + ".")]
 
 
 def _run_sentence(count: int, timed: int, words: str, run: float | None) -> str:

@@ -1,7 +1,8 @@
 """Compute, communication and their overlap on the device, and the collectives the host asked for. Times are
 unions inside the window (overlapping kernels count once): compute is every kernel that is neither
 communication nor a memory operation nor a device-side wait; communication the kernels of the communication
-class (NCCL, RCCL, HCCL: data/kernels.yaml). Exposed communication runs while no compute kernel does; the
+class (NCCL, RCCL, HCCL, NVSHMEM, expert-parallel dispatch and combine: data/kernels.yaml) and the unnamed kernels
+of a stream that only communication uses. Exposed communication runs while no compute kernel does; the
 overlap share is HTA's comp_comm_overlap_ratio (overlapped time over communication time).
 Collectives are counted from record_param_comms (PyTorch's record of every c10d call, with its message size),
 else from the process group's annotations (nccl:all_reduce, gloo:all_reduce), else from the communication
@@ -13,15 +14,37 @@ from typing import Any
 
 from advisor.core.events import EventTrace
 from advisor.kinds.torch import tables as T
-from advisor.kinds.torch.classes import COMMUNICATION, MEMORY, Knowledge, matching
+from advisor.kinds.torch.classes import COMMUNICATION, MEMORY, OTHER, Knowledge, matching
 from advisor.kinds.torch.device import Device
 from advisor.metrics.intervals import usable
 
 NS = 1e-9
 
 
+def communication_streams(dev: Device, know: Knowledge) -> Any:
+    """The kernels of no named class on a stream that only communication uses (bool per row): a stream with a
+    communication kernel and no kernel of a compute class (a library's barrier or helper kernel next to its
+    collectives, as DeepEP's and NVSHMEM's are). Tracks without a stream (some AMD, all MTIA events) are one
+    track for every kernel, so they are left alone."""
+    import numpy as np
+
+    comm, other = know.index(COMMUNICATION), know.index(OTHER)
+    kernel = dev.kernels() & ~dev.wait
+    if not len(dev.tracks) or not (kernel & (dev.klass == comm)).any():
+        return np.zeros(len(dev), dtype=bool)
+    n = len(dev.tracks)
+    has_comm = np.bincount(dev.track[kernel & (dev.klass == comm)], minlength=n) > 0
+    has_compute = np.bincount(dev.track[kernel & (dev.klass != comm) & (dev.klass != other)], minlength=n) > 0
+    streamed = np.fromiter((" stream " in t for t in dev.tracks), dtype=bool, count=n)
+    only = has_comm & ~has_compute & streamed
+    return kernel & (dev.klass == other) & only[dev.track]
+
+
 def masks(dev: Device, know: Knowledge) -> tuple[Any, Any, Any]:
-    """(compute, communication, memory) row masks; waits are none of them."""
+    """(compute, communication, memory) row masks; waits are none of them. The kernels of no named class on a
+    stream only communication uses become communication here, in the device rows' classes too (the class and
+    top-kernel tables read them after this)."""
+    dev.klass[communication_streams(dev, know)] = know.index(COMMUNICATION)
     comm = (dev.klass == know.index(COMMUNICATION)) & ~dev.wait
     memory = (dev.klass == know.index(MEMORY)) & ~dev.wait
     compute = dev.kernels() & ~comm & ~memory & ~dev.wait

@@ -7,7 +7,11 @@ counted once). With nothing queued, the device waits for whatever the host is do
 - the rest, the host's own pace, split by what the host does in it (pace.py): the launch path (operators that
   queue device work, their launch calls, the Python between operators), which a cheaper launch path gives back,
   and CPU operators that queue no device work, which it does not.
-The step figures less the loader's idle say whether the steps' spread is the loader's or has another cause."""
+The step figures less the loader's idle say whether the steps' spread is the loader's or has another cause.
+One more owner takes idle time with work queued (HTA's "other"): a copy that blocks the host (host.py
+`blocking_copies`; one inside a synchronisation is the sync's) owns the "other" idle while the host is blocked in
+it: the device waits with the copy queued, and the host, blocked, queues nothing after it. No other owner takes
+"other" idle there (the launch path's part is the idle inside launch calls that do not block)."""
 
 from __future__ import annotations
 
@@ -15,8 +19,9 @@ from typing import Any
 
 from advisor.core.events import EventTrace
 from advisor.kinds.torch.classes import knowledge
-from advisor.kinds.torch.idle import HOST_WAIT, Idle
-from advisor.kinds.torch.pace import Pace, attribute, pace_metrics, pace_segments
+from advisor.kinds.torch.host import blocking_copies
+from advisor.kinds.torch.idle import HOST_WAIT, OTHER, Idle
+from advisor.kinds.torch.pace import Pace, attribute, pace_metrics, pace_segments, subtract
 from advisor.kinds.torch.window import Window, share, variation
 from advisor.metrics.intervals import covered, intersect
 
@@ -69,7 +74,29 @@ def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: W
         "idle_host_wait_other": other * NS, "idle_host_wait_other_fraction": share(other, length)}
     m.update(loader_free_steps(w, (l_start, l_end)))
     m.update(pace_metrics(pace or host_pace(idle, loader, syncs, w), length))
+    m.update(copy_idle(idle, syncs, w))
     return m
+
+
+def copy_idle(idle: Idle | None, syncs: tuple[Any, Any] | tuple[()], w: Window) -> dict[str, float | None]:
+    """blocking_copy_count (calls starting in the window) and blocking_copy_time (s: the host blocked in copies), both
+    outside synchronisations, and blocking_copy_idle (s: the "other" idle while it is), with their shares of the window,
+    read on the trace `syncs` come from (host.Spans); None without a device (`idle` None), for a filtered trace or
+    without one."""
+    import numpy as np
+
+    trace = getattr(syncs, "trace", None)
+    keys = ("blocking_copy_count", "blocking_copy_time", "blocking_copy_fraction", "blocking_copy_idle",
+            "blocking_copy_idle_fraction")
+    if idle is None or trace is None or trace.extra.get("filtered"):
+        return dict.fromkeys(keys)
+    copies, count = blocking_copies(trace, w.start, w.end, syncs)
+    c_start, c_end = subtract(*copies, np.asarray(syncs[0], dtype=float), np.asarray(syncs[1], dtype=float))
+    other = idle.gap_category == OTHER
+    i_start, i_end = intersect(idle.gap_start[other], idle.gap_end[other], c_start, c_end)
+    blocked, waiting = float((c_end - c_start).sum()), float((i_end - i_start).sum())
+    return dict(zip(keys, (float(count), blocked * NS, share(blocked, w.length), waiting * NS,
+                           share(waiting, w.length)), strict=True))
 
 
 def loader_free_steps(w: Window, loader_idle: tuple[Any, Any] | None) -> dict[str, float | None]:
@@ -83,8 +110,9 @@ def loader_free_steps(w: Window, loader_idle: tuple[Any, Any] | None) -> dict[st
     m: dict[str, float | None] = {}
     if loader_idle is not None:
         d = d - (covered(*loader_idle, w.step_end) - covered(*loader_idle, w.step_start))
-    else:  # no device: nothing was idle, no launch queued anything
+    else:  # no device: nothing was idle, no launch queued anything, no copy blocked
         m.update(pace_metrics(None, w.length))
+        m.update(copy_idle(None, (), w))
         m["launch_time_median"] = None
     cv = variation(d)
     if cv is None:

@@ -37,7 +37,8 @@ METRICS = (*PACE, "total_time", "trace_span", "event_coverage", "step_count", "p
            "sync_fraction", "sync_per_step", "dataloader_time", "dataloader_fraction", "dataloader_idle_fraction",
            "occupancy_mean", "low_occupancy_time_fraction", "world_size", "rank", "sync_idle", "sync_idle_fraction",
            "idle_host_wait_other", "loader_free_step_cv", "loader_free_step_excess", "dataloader_idle",
-           "idle_host_wait_other_fraction", "blocking_launch_count", "launch_lead_median")
+           "idle_host_wait_other_fraction", "blocking_launch_count", "launch_lead_median", "blocking_copy_count",
+           "blocking_copy_time", "blocking_copy_fraction", "blocking_copy_idle", "blocking_copy_idle_fraction")
 
 
 def us(value):
