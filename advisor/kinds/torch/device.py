@@ -33,6 +33,7 @@ class Device:
     tracks: tuple[str, ...]  # "device D stream S"
     correlation: Any  # int64, -1 unknown
     occupancy: Any  # float64 fraction, NaN unknown (kernels only)
+    blocks: Any  # float64 blocks in the grid (x*y*z), NaN unknown (kernels only)
     bytes: Any  # float64, NaN unknown or none (copies and sets)
     direction: Any  # int32 index into directions, -1 for rows that are not copies
     directions: tuple[str, ...]
@@ -67,6 +68,24 @@ def _column(table: EventTable, key: str, keep: Any, fill: float | int, dtype: An
     return np.asarray(values, dtype=dtype)[keep]
 
 
+def _blocks(table: EventTable, keep: Any) -> Any:
+    """Blocks in each kernel's grid ("x,y,z" -> x*y*z), NaN where the trace does not say."""
+    import numpy as np
+
+    grid = table.extra.get(T.GRID)
+    if grid is None:
+        return np.full(int(keep.sum()), np.nan)
+
+    def product(dims: str) -> float:
+        try:
+            return float(np.prod([int(d) for d in dims.split(",")])) if dims else np.nan
+        except ValueError:
+            return np.nan
+
+    per_name = np.fromiter((product(str(d)) for d in grid.names), dtype=float, count=len(grid.names))
+    return per_name[grid.codes[keep]] if len(per_name) else np.full(int(keep.sum()), np.nan)
+
+
 def _codes(parts: list[tuple[Any, Any]], index: dict[str, int]) -> Any:
     """Codes of several tables' Codes columns in one numbering (`index` grows with new names)."""
     import numpy as np
@@ -84,7 +103,7 @@ def build(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Device:
 
     memory = know.index(MEMORY)
     cols: dict[str, list[Any]] = {k: [] for k in ("start", "duration", "table", "klass", "wait", "corr", "occ",
-                                                  "bytes", "pageable")}
+                                                  "blocks", "bytes", "pageable")}
     tracks: list[tuple[Any, Any]] = []
     directions: list[tuple[Any, Any]] = []
     name_parts: list[tuple[Any, Any]] = []
@@ -109,6 +128,7 @@ def build(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Device:
             cols["klass"].append(np.full(n, memory, dtype=np.int8))
             cols["wait"].append(np.zeros(n, dtype=bool))
         cols["corr"].append(_column(table, T.CORRELATION, keep, -1, np.int64))
+        cols["blocks"].append(_blocks(table, keep) if key == T.KERNEL else np.full(n, np.nan))
         cols["occ"].append(_column(table, T.OCCUPANCY, keep, np.nan, float) if key == T.KERNEL
                            else np.full(n, np.nan))
         cols["bytes"].append(np.asarray(table.bytes, dtype=float)[keep] if table.bytes is not None
@@ -151,7 +171,7 @@ def build(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Device:
         start=start, end=end, table=pick("table", np.int8), name=reorder(_codes(name_parts, name_index)),
         names=tuple(name_index), klass=pick("klass", np.int8), wait=pick("wait", bool),
         track=reorder(_codes(tracks, track_index)), tracks=tuple(track_index), correlation=pick("corr", np.int64),
-        occupancy=pick("occ", float), bytes=pick("bytes", float),
+        occupancy=pick("occ", float), blocks=pick("blocks", float), bytes=pick("bytes", float),
         direction=reorder(_directions(directions, direction_index)), directions=tuple(direction_index),
         pageable=pick("pageable", float), inside=inside, clipped=ordered(c_start, c_end), skipped=skipped)
 

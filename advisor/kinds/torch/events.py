@@ -58,7 +58,8 @@ def _counts(trace: EventTrace) -> tuple[dict[str, int], dict[str, int]]:
     return events, {k: n for k, n in skipped.items() if n}
 
 
-def _kernel_metrics(dev: Device, know: Knowledge, kernels: Any, comm: Any) -> dict[str, float | None]:
+def _kernel_metrics(dev: Device, know: Knowledge, kernels: Any, comm: Any,
+                    sms: float | None) -> dict[str, float | None]:
     """Kernel count, summed and median time; occupancy weighted by kernel time where the trace gives it. A
     communication kernel's occupancy (NCCL: a few blocks by design) and a 0 (what Kineto writes when CUPTI gave
     no estimate, seen on large CUTLASS GEMMs) say nothing about occupancy: they are left out."""
@@ -68,6 +69,9 @@ def _kernel_metrics(dev: Device, know: Knowledge, kernels: Any, comm: Any) -> di
     duration = (dev.end - dev.start)[kernels]
     occupancy = dev.occupancy[kernels]
     known = np.isfinite(occupancy) & (occupancy > 0) & ~comm[kernels]
+    if sms:  # a persistent kernel: one block on each SM (to a GPC's rounding), low occupancy by design
+        blocks = dev.blocks[kernels]
+        known &= ~((blocks <= sms) & (blocks >= 0.9 * sms))
     weight = float(clipped[known].sum())
     low = known & (occupancy < know.low_occupancy)
     return {"kernel_count": float(kernels.sum()), "kernel_time": float(clipped.sum()) * NS,
@@ -88,12 +92,13 @@ def _lead(dev: Device, links: Any, kernels: Any) -> float | None:
     return float(np.median(np.maximum(waited, 0.0))) * NS
 
 
-def _meta(trace: EventTrace) -> dict[str, float | None]:
-    def number(key: str) -> float | None:
-        value = trace.metadata.get(key)
-        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+def _meta_number(trace: EventTrace, key: str) -> float | None:
+    value = trace.metadata.get(key)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
-    return {"world_size": number(T.META_WORLD_SIZE), "rank": number(T.META_RANK)}
+
+def _meta(trace: EventTrace) -> dict[str, float | None]:
+    return {"world_size": _meta_number(trace, T.META_WORLD_SIZE), "rank": _meta_number(trace, T.META_RANK)}
 
 
 def _warnings(trace: EventTrace, w: Window) -> tuple[str, ...]:
@@ -151,7 +156,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         m[key], m[f"{key}_fraction"] = t * NS, share(t, length)
 
     kernels = dev.kernels() & dev.inside & work
-    m.update(_kernel_metrics(dev, know, kernels, comm))
+    m.update(_kernel_metrics(dev, know, kernels, comm, _meta_number(trace, T.META_SM_COUNT)))
     syncs = sync_segments(trace, know, w0, w1)
     m.update(launch_metrics(dev, rt, links, blocking_calls(dev, rt, links, syncs), w0, w1))
     longest, mean = queue_lengths(dev, links, w0, w1)

@@ -127,19 +127,12 @@ def test_communication_kernels_are_left_out_of_occupancy(moe):
                                            pytest.approx(0.62))
 
 
-PERSISTENT = pytest.mark.xfail(strict=True, reason="a persistent kernel is known by its grid (blocks <= the SM "
-                               "count), which the device rows do not carry: device.py and events.py, outside the "
-                               "files of this change")
-
-
-@PERSISTENT
 def test_persistent_one_block_per_sm_kernels_are_left_out_of_occupancy(moe):
     # the persistent GEMMs (grid = the SM count, one block per SM) run at their designed occupancy: what is left
     # is the elementwise kernel's 62 %
     assert moe.value("occupancy_mean") == pytest.approx(0.62)
 
 
-@PERSISTENT
 def test_the_verdict_is_not_low_occupancy(moe):
     assert "low-occupancy-kernels" not in {f.name for f in moe.findings}, [f.name for f in moe.findings]
 
