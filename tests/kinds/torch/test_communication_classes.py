@@ -140,3 +140,20 @@ def test_the_verdict_is_not_low_occupancy(moe):
 def test_a_busy_overlapped_step_gets_no_high_finding(moe):
     high = [f.name for f in moe.findings if str(f.severity).lower().endswith(("high", "critical"))]
     assert not high, high
+
+
+def test_overlap_claims_no_more_than_the_compute_it_can_hide_behind():
+    """tp_slow_link: 64.70 % of the window is exposed communication but compute runs only 34.96 % of it, so
+    overlapping the collectives gives back at most that compute's time; the slow link is the straggler's claim."""
+    from tests_support import SAMPLES
+
+    from advisor.api import AnalyzeOptions, analyze
+    from advisor.kinds.base import LoadOptions
+
+    analysis = analyze(SAMPLES / "torch_tp_slow_link", AnalyzeOptions(load=LoadOptions()))
+    exposed = next(f for f in analysis.findings if f.name == "exposed-communication")
+    hideable = analysis.value("compute_fraction") - analysis.value("comm_fraction") * analysis.value(
+        "comm_overlap_fraction")
+    assert analysis.value("comm_exposed_fraction") > hideable
+    assert exposed.estimated_speedup == pytest.approx(hideable)
+    assert analysis.findings[0].name == "straggler-rank-comm"
