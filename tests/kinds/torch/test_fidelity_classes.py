@@ -64,6 +64,7 @@ def test_a_filtered_trace_never_says_it_holds_no_device_events(tmp_path):
     assert analysis.trace.events.get("kernel") and "| Kernels |" in text
     assert "no device events" not in text.lower() and "holds no device events" not in text
     assert "Only a sample of the profiler's events is in this trace" in text
+    assert "## Idle gaps" not in text  # its gaps are where events were taken out, not idle time
 
 
 def test_events_numbered_in_two_sequences_are_a_complete_trace(tmp_path):

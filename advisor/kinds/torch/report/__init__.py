@@ -373,8 +373,9 @@ def sections(analysis: Analysis) -> dict[str, list[Section]]:
     t = analysis.trace
     utilisation = [_holdings_section(analysis, view), _temporal_section(analysis, view), idle_section(t, view),
                    _timeline_section(t) if t else None]
+    # a filtered trace's gaps are where events were taken out, not idle time: no table of them (its TL;DR says so)
     trace = [_kernels_section(t) if t else None, _comm_section(view), _steps_section(t, view) if t else None,
              _launch_section(t, view), _host_section(view) if _has_device(view) else None, _ranks_section(analysis),
-             gaps_section(t, layout()["blocks"]["gaps"]) if t else None]
+             gaps_section(t, layout()["blocks"]["gaps"]) if t and not _filtered(analysis, view) else None]
     return {"utilisation": [s for s in utilisation if s], "memory": [s for s in (_memory_section(view),) if s],
             "trace": [s for s in trace if s]}
