@@ -165,7 +165,7 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     m["launch_lead_median"] = _lead(dev, links, kernels)
     m.update(sync_metrics(syncs, length, len(w.numbers)))
     pace = host_pace(idle, loader, syncs, w, trace)  # the host's own pace, by what fills it (pace.py)
-    m.update(owned_idle(idle, loader, syncs, w, pace))
+    m.update(owned_idle(idle, loader, syncs, w, trace, pace))
     clipped_work = (dev.clipped.start[work], dev.clipped_duration()[work])
 
     # the summary the report draws

@@ -4,8 +4,8 @@ data/kernels.yaml `syncs`; MTIA's synchronize and synchronizeStream: MTIA_SYNC) 
 unions inside the window, so a sync nested in another (aten::item -> aten::_local_scalar_dense ->
 cudaStreamSynchronize) counts once, and so do the same marks on several threads.
 
-Both return `Spans`: the merged (start, end) arrays, unpacked as a pair, and the trace they were read from, which
-owners.py reads again to say what the host does in the idle time no span owns (pace.py).
+Both return the merged (start, end) arrays; owners.py reads the trace again to say what the host does in the idle
+time no span owns (pace.py).
 
 A copy blocks the host too (issue 34, class 2): a synchronous copy call (cudaMemcpy, cudaMemcpy2D, hipMemcpy, …:
 a Memcpy call without Async) and the call that queued a copy from or to pageable memory (the copy's name says
@@ -27,18 +27,6 @@ SYNC_COPY = re.compile(r"^(cu|cuda|hip)Memcpy(?!.*Async)")  # returns when the c
 MTIA_SYNC = re.compile(r"^synchronize(Stream|Event|Device)?$")  # MTIA's runtime (mtia_runtime) synchronisations
 
 
-class Spans(tuple):
-    """Merged spans of one kind of host activity inside the window, `(start, end)` ns arrays (a pair: `a, b =
-    spans`), with the trace they come from (`trace`; None when made from arrays alone)."""
-
-    trace: EventTrace | None
-
-    def __new__(cls, start: Any, end: Any, trace: EventTrace | None = None) -> Spans:
-        made = super().__new__(cls, (start, end))
-        made.trace = trace
-        return made
-
-
 def _rows(trace: EventTrace, keys: tuple[str, ...], choose: Any, w0: float, w1: float) -> tuple[Any, Any]:
     """(start, duration) of the chosen rows of the tables, clipped to the window (rows outside it dropped)."""
     import numpy as np
@@ -57,19 +45,18 @@ def _rows(trace: EventTrace, keys: tuple[str, ...], choose: Any, w0: float, w1: 
     return concat(parts)
 
 
-def sync_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Spans:
+def sync_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> tuple[Any, Any]:
     """The merged blocking episodes (ns) inside the window: nested calls and the same call on several threads
     count once."""
     def syncs(names: tuple[str, ...]) -> Any:
         return named(names, know.syncs) | matching(names, (MTIA_SYNC,))
 
-    return Spans(*segments(*_rows(trace, (T.RUNTIME, T.CPU_OP), syncs, w0, w1)), trace)
+    return segments(*_rows(trace, (T.RUNTIME, T.CPU_OP), syncs, w0, w1))
 
 
-def loader_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Spans:
+def loader_segments(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> tuple[Any, Any]:
     """The merged spans (ns) inside the window in which the data loader's __next__ runs."""
-    return Spans(*segments(*_rows(trace, (T.ANNOTATION, T.CPU_OP),
-                                  lambda names: matching(names, know.dataloader), w0, w1)), trace)
+    return segments(*_rows(trace, (T.ANNOTATION, T.CPU_OP), lambda names: matching(names, know.dataloader), w0, w1))
 
 
 def sync_metrics(syncs: tuple[Any, Any], window: float, steps: int) -> dict[str, float | None]:
@@ -107,13 +94,14 @@ def _copy_rows(trace: EventTrace) -> tuple[Any, Any, Any]:
     return start[mine], start[mine] + duration[mine], np.flatnonzero(keep)[mine]
 
 
-def blocking_copies(trace: EventTrace | None, w0: float, w1: float, syncs: tuple[Any, Any]) -> tuple[Spans, int]:
+def blocking_copies(trace: EventTrace | None, w0: float, w1: float,
+                    syncs: tuple[Any, Any]) -> tuple[tuple[Any, Any], int]:
     """The host time blocked in copies inside the window (merged spans, ns) and the number of such calls that
     start in it outside a synchronisation (`syncs`, merged; a copy inside one, Tensor.item()'s, is the sync's)."""
     import numpy as np
 
     if trace is None:
-        return Spans(np.empty(0), np.empty(0)), 0
+        return (np.empty(0), np.empty(0)), 0
     a, b, _ = _copy_rows(trace)
     s_start, s_end = (np.asarray(x, dtype=float) for x in syncs)
     episode = np.searchsorted(s_start, a, side="right") - 1
@@ -121,7 +109,7 @@ def blocking_copies(trace: EventTrace | None, w0: float, w1: float, syncs: tuple
     count = int(((a >= w0) & (a < w1) & ~in_sync).sum())
     a, b = np.clip(a, w0, w1), np.clip(b, w0, w1)
     inside = b > a
-    return Spans(*segments(a[inside], b[inside] - a[inside]), trace), count
+    return segments(a[inside], b[inside] - a[inside]), count
 
 
 def blocking_stack(trace: EventTrace | None, know: Knowledge, w0: float, w1: float) -> str:

@@ -45,19 +45,17 @@ def _parts(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any]) -> tuple
 
 
 def host_pace(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: Window,
-              trace: EventTrace | None = None) -> Pace | None:
+              trace: EventTrace) -> Pace | None:
     """The host's own pace (the host wait neither the loader nor a sync owns) split by what fills it (pace.py), read
-    on `trace`, by default the one `syncs` come from (host.Spans); None without one or for a filtered trace (its
-    gaps are not idle time)."""
-    trace = trace if trace is not None else getattr(syncs, "trace", None)
-    if trace is None or trace.extra.get("filtered"):
+    on `trace`; None for a filtered trace (its gaps are not idle time)."""
+    if trace.extra.get("filtered"):
         return None
     _, _, l_start, l_end, sync_part = _parts(idle, loader, syncs)
     return attribute(trace, knowledge(), idle, pace_segments(idle, (l_start, l_end), syncs, sync_part), syncs,
                      w.start, w.end)
 
 
-def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: Window,
+def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: Window, trace: EventTrace,
                pace: Pace | None = None) -> dict[str, float | None]:
     """dataloader_idle, sync_idle and idle_host_wait_other (s) and their shares of the window, and the steps' spread
     less the loader's idle (loader_free_step_cv, loader_free_step_excess in s), and the host's own pace split by
@@ -73,19 +71,18 @@ def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: W
         "sync_idle": sync_time * NS, "sync_idle_fraction": share(sync_time, length),
         "idle_host_wait_other": other * NS, "idle_host_wait_other_fraction": share(other, length)}
     m.update(loader_free_steps(w, (l_start, l_end)))
-    m.update(pace_metrics(pace or host_pace(idle, loader, syncs, w), length))
-    m.update(copy_idle(idle, syncs, w))
+    m.update(pace_metrics(pace or host_pace(idle, loader, syncs, w, trace), length))
+    m.update(copy_idle(idle, syncs, w, trace))
     return m
 
 
-def copy_idle(idle: Idle | None, syncs: tuple[Any, Any] | tuple[()], w: Window) -> dict[str, float | None]:
+def copy_idle(idle: Idle | None, syncs: tuple[Any, Any] | tuple[()], w: Window,
+              trace: EventTrace | None) -> dict[str, float | None]:
     """blocking_copy_count (calls starting in the window) and blocking_copy_time (s: the host blocked in copies), both
     outside synchronisations, and blocking_copy_idle (s: the "other" idle while it is), with their shares of the window,
-    read on the trace `syncs` come from (host.Spans); None without a device (`idle` None), for a filtered trace or
-    without one."""
+    read on `trace`; None without a device (`idle` None), for a filtered trace or without one."""
     import numpy as np
 
-    trace = getattr(syncs, "trace", None)
     keys = ("blocking_copy_count", "blocking_copy_time", "blocking_copy_fraction", "blocking_copy_idle",
             "blocking_copy_idle_fraction")
     if idle is None or trace is None or trace.extra.get("filtered"):
@@ -112,7 +109,7 @@ def loader_free_steps(w: Window, loader_idle: tuple[Any, Any] | None) -> dict[st
         d = d - (covered(*loader_idle, w.step_end) - covered(*loader_idle, w.step_start))
     else:  # no device: nothing was idle, no launch queued anything, no copy blocked
         m.update(pace_metrics(None, w.length))
-        m.update(copy_idle(None, (), w))
+        m.update(copy_idle(None, (), w, None))
         m["launch_time_median"] = None
     cv = variation(d)
     if cv is None:

@@ -251,7 +251,8 @@ def _pace(trace):
     work = ~dev.wait
     idle = idle_split(*work_segments(dev.start[work], dev.end[work]), dev.start[work], links.queued[work], w.start,
                       w.end, know.kernel_wait_threshold)
-    return host_pace(idle, loader_segments(trace, know, w.start, w.end), sync_segments(trace, know, w.start, w.end), w)
+    return host_pace(idle, loader_segments(trace, know, w.start, w.end), sync_segments(trace, know, w.start, w.end), w,
+                     trace)
 
 
 def test_the_ddp_sample_names_unflatten_dense_tensors_in_ddp_forward():
