@@ -6,7 +6,7 @@ dask.distributed `Client.get_executor()` runs them on a cluster)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +17,7 @@ from advisor.core import serialize
 from advisor.core.comparison import Comparison, Series
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Analysis, AnalysisSettings, Finding, Hardware, HiddenFinding, Profile
+from advisor.core.trace import text_fields
 from advisor.engine.evaluate import Selection, evaluate
 from advisor.investigation.context import judge, load_context
 from advisor.kinds import LoadOptions, detect
@@ -86,14 +87,14 @@ def _notes(profile: Profile, analysis_hw: object, metrics: dict, chosen_by: str)
 
 
 def _hidden(ruleset: RuleSet, metrics: dict, hw: Hardware | None, selection: Selection,
-            findings: Sequence[Finding]) -> tuple[HiddenFinding, ...]:
+            findings: Sequence[Finding], info: Mapping[str, str] | None = None) -> tuple[HiddenFinding, ...]:
     """What --ignore hid beyond the ignored rules' own findings: rules that require an ignored rule (they
     were skipped) and rules an ignored one explains (now shown as root causes). Found by evaluating again
     without the ignore list, only when there is one."""
     if not selection.ignore:
         return ()
     ignored = {r.name for r in ruleset.rules} - Selection(ignore=selection.ignore).resolve(ruleset)
-    full = {f.name: f for f in evaluate(ruleset, metrics, hw, replace(selection, ignore=())).findings}
+    full = {f.name: f for f in evaluate(ruleset, metrics, hw, replace(selection, ignore=()), info).findings}
     shown = {f.name: f for f in findings}
     hidden = []
     for f in full.values():
@@ -127,9 +128,10 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
                           else (None, None))
     metrics = derive(profile, hw, ruleset, from_events)
     selection = selection or Selection()
-    result = evaluate(ruleset, metrics, hw, selection)
+    texts = text_fields(profile.info, trace)
+    result = evaluate(ruleset, metrics, hw, selection, texts)
     settings = _settings(selection, hardware_override, config,
-                         _hidden(ruleset, metrics, hw, selection, result.findings))
+                         _hidden(ruleset, metrics, hw, selection, result.findings, texts))
     investigation = None
     if context is not None:
         known = {*metrics, *ruleset.inputs, *(m.name for m in ruleset.metrics), *ruleset.hardware_names}

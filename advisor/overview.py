@@ -5,18 +5,19 @@ with the cross-member metrics (advisor/metrics/members.py), so a straggler is a 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from advisor.core.model import Analysis, Finding, Hardware, HiddenFinding, Metric, OverviewColumn, ProfileOverview
+from advisor.core.trace import text_fields
 from advisor.engine.evaluate import Selection, evaluate
 from advisor.kinds import get as get_kind
 from advisor.metrics.members import member_metric_names, member_metrics, member_spec
 from advisor.packs.model import RuleSet
 
 # What --ignore hid, found by evaluating again without it (advisor.api._hidden): recomputed on the new metrics
-Hidden = Callable[[RuleSet, dict[str, Metric], Hardware | None, Selection, Sequence[Finding]],
+Hidden = Callable[[RuleSet, dict[str, Metric], Hardware | None, Selection, Sequence[Finding], Mapping[str, str]],
                   tuple[HiddenFinding, ...]]
 
 
@@ -105,10 +106,12 @@ def with_members(analyses: Sequence[Analysis], chosen: int, ruleset: RuleSet, se
                  "each on its own, or compare ranks of one job, on one device type, over the same steps.")
     metrics = dict(sorted({**analysis.metrics, **added}.items()))
     selection = selection or Selection()
-    result = evaluate(ruleset, metrics, analysis.hardware, selection)
+    texts = text_fields(analysis.info, analysis.trace)
+    result = evaluate(ruleset, metrics, analysis.hardware, selection, texts)
     settings = analysis.settings
     if settings is not None and hidden is not None:
-        settings = replace(settings, hidden=hidden(ruleset, metrics, analysis.hardware, selection, result.findings))
+        settings = replace(settings, hidden=hidden(ruleset, metrics, analysis.hardware, selection, result.findings,
+                                                     texts))
     return replace(analysis, metrics=metrics, findings=result.findings, not_applicable=result.not_applicable,
                    outcomes=result.outcomes, settings=settings, bounds=result.bounds, notes=notes)
 

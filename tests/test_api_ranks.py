@@ -50,7 +50,7 @@ def test_report_names_the_straggler_and_the_skew(tmp_path):
     assert done.returncode == 0 and done.stderr == ""  # no progress when stderr is not a terminal
     text = out.read_text()
     assert "## Ranks (4)" in text
-    assert "The slowest is rank 2 (nd_idx 1, nc_idx 2): 55.43 ms, 1.15× the median 48.35 ms" in text
+    assert "The slowest is rank 2 (nd_idx 1, nc_idx 2): 55.43 ms, 1.147× the median 48.35 ms" in text
     assert "`mfu-below-achievable` fires on rank 2 only" in text
 
 

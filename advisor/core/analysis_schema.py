@@ -21,6 +21,7 @@ MAX_FINDINGS = 2_000  # one per rule at most: the built-in packs have under a hu
 MAX_METRICS = 20_000
 MAX_ROWS = 100_000  # entries (ranks, kernels), rows of a table, timeline bins
 MAX_ITEMS = 10_000  # any other list or map
+MAX_FACT = 2_000  # characters of a fact a trace names in words (an operator stack)
 DEFAULT_MAX_MEMORY = 2 << 30  # --max-memory's default (kinds.base's; core may not import kinds)
 ANALYSIS_MEMORY_SHARE = 16  # a saved analysis may be at most this fraction of --max-memory (2GiB: 128 MiB)
 
@@ -288,6 +289,7 @@ class _Trace(_Doc):
     skipped: ItemMap[Count] = {}
     last_event_end: Num | None = None
     breakdowns: Items[_Breakdown] = []
+    facts: ItemMap[Annotated[str, msgspec.Meta(max_length=MAX_FACT)]] = {}
     # schema 2, read into the above (core/trace_json.py)
     instructions: Count | None = None
     dma_transfers: Count | None = None

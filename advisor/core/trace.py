@@ -113,7 +113,7 @@ class TraceSummary:
     dma_size_counts: tuple[int, ...]
     timeline_edges: tuple[float, ...]  # seconds
     timeline: Mapping[str, tuple[float, ...]]  # engine title (or DMA) -> busy fraction per bin
-    gaps: tuple[Gap, ...]  # the longest idle gaps, the warm-up gap first when there is one
+    gaps: tuple[Gap, ...]  # the longest idle gaps, longest first (the head and tail of the run among them)
     warnings: tuple[str, ...]  # the profiler's own caveats
     dma_busy: float | None = None  # seconds with any DMA transfer active (union)
     compute_busy: float | None = None  # seconds with any compute engine active (union)
@@ -122,9 +122,17 @@ class TraceSummary:
     skipped: Mapping[str, int] = field(default_factory=dict)
     last_event_end: float | None = None  # seconds from the profile start
     breakdowns: tuple[Breakdown, ...] = ()  # the kind's own tables
+    # what the trace names in words (the operator stack a blocking copy sits in): the packs' terms may quote them
+    facts: Mapping[str, str] = field(default_factory=dict)
 
     def breakdown(self, name: str) -> Breakdown | None:
         return next((b for b in self.breakdowns if b.name == name), None)
+
+
+
+def text_fields(info: Mapping[str, str], trace: TraceSummary | None) -> dict[str, str]:
+    """A profile's text fields and the facts its trace names, which the packs' terms are chosen by or quote."""
+    return {**info, **(trace.facts if trace is not None else {})}
 
 
 @dataclass(frozen=True)

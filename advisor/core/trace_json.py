@@ -34,6 +34,7 @@ def trace_from_dict(data: dict[str, Any] | None, schema_version: int, kind: str)
     return TraceSummary(**{
         **data, "engines": tuple(EngineBusy(**{**e, "rows": tuple(e["rows"])}) for e in data["engines"]),
         "events": dict(data.get("events", {})), "skipped": dict(data.get("skipped", {})),
+        "facts": dict(data.get("facts", {})),
         "dma_size_edges": tuple(float("inf") if e is None else e for e in data["dma_size_edges"]),
         "dma_size_counts": tuple(data["dma_size_counts"]), "timeline_edges": tuple(data["timeline_edges"]),
         "timeline": {k: tuple(v) for k, v in data["timeline"].items()},

@@ -53,6 +53,11 @@ def _usable(value: float | None, limit: float = MAGNITUDE_LIMIT) -> bool:
         return False
 
 
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """`n` things, grouped by thousands: "1 copy", "3 copies" (many defaults to one + "s")."""
+    return f"{n:,} {one if n == 1 else (many or one + 's')}"
+
+
 def count(value: float | None) -> str:
     if not _usable(value):
         return UNAVAILABLE
@@ -111,7 +116,7 @@ def axis(unit: str, values: Sequence[float]) -> tuple[float, str]:
 
 
 def percent(fraction: float | None) -> str:
-    """A profiler fraction (0..1) as a percent: 96.45 %, 3.67 %, 0.000226 %."""
+    """A profiler fraction (0..1) as a percent: 96.45 %, 3.67 %, 0.000226 %, < 0.0001 %."""
     if not _usable(fraction, FRACTION_LIMIT):
         return UNAVAILABLE
     assert fraction is not None
@@ -120,6 +125,8 @@ def percent(fraction: float | None) -> str:
         return "0 %"
     if abs(pct) >= 1:
         return f"{pct:.2f} %"
+    if abs(pct) < 1e-4:  # a few ns of a window: "0.0000000043 %" reads as noise, and is
+        return "< 0.0001 %" if pct > 0 else "> -0.0001 %"
     return f"{_sig(pct, 3)} %"
 
 

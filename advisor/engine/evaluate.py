@@ -120,7 +120,7 @@ def _condition_text(rule: RuleDef, env: Mapping[str, float | None], units: Mappi
     return annotated(rule.when.text, {n: (env.get(n), units.get(n, "")) for n in rule.when.names})
 
 
-def _message(rule: RuleDef, env: Mapping[str, float | None], units: Mapping[str, str]) -> str:
+def _message(rule: RuleDef, env: Mapping[str, object], units: Mapping[str, str]) -> str:
     """Placeholders become numbers with units (or a pack-given format spec), through the bounded
     formatter the loader checked them with: a rule built without the loader cannot blow up either."""
     return format_message(rule.message, env, units)
@@ -146,8 +146,11 @@ def _root_inputs(names: list[str], metrics: Mapping[str, Metric]) -> tuple[str, 
 
 
 def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware | None,
-             selection: Selection | None = None) -> EngineResult:
+             selection: Selection | None = None, info: Mapping[str, str] | None = None) -> EngineResult:
+    """The rules of `selection` over the metrics; `info` (the profile's text fields) chooses the packs' terms,
+    which only a finding's texts read."""
     selection = selection or Selection()
+    texts = ruleset.texts(info or {})
     params_by_rule = resolve_params(ruleset, selection.params)
     base_env: dict[str, float | None] = {**hardware_env(hardware), **{n: m.value for n, m in metrics.items()}}
     hw_units = hardware.env_units() if hardware else {}
@@ -202,13 +205,14 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             speedup, binding = budget.capped(speedup, rule.capped_by, bound_values)
             notes += [bound_notes[n] for n in rule.capped_by if n in bound_notes]  # a bound that caps nothing
         evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
+        worded: dict[str, object] = {**env, **texts}
         fired[rule.name] = Finding(
             id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
-            title=rule.title, message=" ".join([_message(rule, env, rule_units), *notes]), root_cause=False,
+            title=rule.title, message=" ".join([_message(rule, worded, rule_units), *notes]), root_cause=False,
             because=rule.requires, evidence=evidence, estimated_speedup=speedup, speedup_scope=scope,
             params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
-            recommendation=format_text(rule.recommendation, env, rule_units),
-            root_cause_text=format_text(rule.root_cause, env, rule_units),
+            recommendation=format_text(rule.recommendation, worded, rule_units),
+            root_cause_text=format_text(rule.root_cause, worded, rule_units),
             condition=_condition_text(rule, env, rule_units), references=rule.references,
             capped_by=rule.capped_by, bound=binding, claims=rule.claims, catch_all=rule.catch_all,
         )

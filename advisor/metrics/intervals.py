@@ -97,10 +97,10 @@ def timeline(rows: Mapping[str, Intervals], span: float, bins: int) -> tuple[tup
 
 
 def gaps(starts: Any, ends: Any, span: float, longest: int = 5) -> list[tuple[float, float]]:
-    """(start, length) of idle time around merged segments (numpy starts and ends, sorted, disjoint):
-    before the first segment, the `longest` gaps between segments (longest first; of equal ones the later
-    first), and after the last segment when the run goes on past it. No tuple per segment: a trace's
-    device union can have millions."""
+    """(start, length) of idle time around merged segments (numpy starts and ends, sorted, disjoint): the time
+    before the first segment, the `longest` gaps between segments, and the time after the last segment when the
+    run goes on past it, all longest first (of equal ones the later first), as the reports' tables say. No tuple
+    per segment: a trace's device union can have millions."""
     import numpy as np
 
     if not len(starts):
@@ -111,4 +111,4 @@ def gaps(starts: Any, ends: Any, span: float, longest: int = 5) -> list[tuple[fl
     found += [(float(at[i]), float(lengths[i])) for i in top.tolist() if lengths[i] > 0]
     if span > ends[-1]:
         found.append((float(ends[-1]), span - float(ends[-1])))
-    return found
+    return sorted(found, key=lambda gap: (-gap[1], -gap[0]))

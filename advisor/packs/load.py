@@ -23,6 +23,7 @@ from advisor.kinds.conventions import conventions, units_of
 from advisor.packs.model import InputDef, Pack, PackError, RuleDef, RuleSet, applies, catalogue
 from advisor.packs.names import Declaration, metric_cycles, shadowing
 from advisor.packs.read import RawFile, builtin_pack_paths, read_packs
+from advisor.packs.terms import term_def
 from advisor.packs.validate import (
     NAME,
     PACK_KEYS,
@@ -36,7 +37,7 @@ from advisor.packs.validate import (
 )
 
 MAX_RULES = 20000
-SECTIONS = ("inputs", "metrics", "bounds", "rules")
+SECTIONS = ("inputs", "metrics", "bounds", "terms", "rules")
 
 
 @dataclass
@@ -251,10 +252,11 @@ def _declare_item(check: Checker, declared: Declared, where: str, section: str, 
     name = item.get("name")
     if not isinstance(name, str):
         return
-    if section == "bounds":
-        if name in declared.bounds:
-            check.add(where, f"bound '{name}' is already declared")
-        declared.bounds.add(name)
+    if section in ("bounds", "terms"):
+        seen = declared.bounds if section == "bounds" else declared.terms
+        if name in seen:
+            check.add(where, f"{section[:-1]} '{name}' is already declared")
+        seen.add(name)
         return
     if section != "rules":
         declared.names.add(name)
@@ -300,7 +302,7 @@ def _rule_keys_of(headers: list[_Header]) -> dict[str, list[str]]:
 
 
 def _pack(check: Checker, header: _Header, declared: Declared) -> Pack:
-    inputs, metrics, bounds, rules = [], [], [], []
+    inputs, metrics, bounds, terms, rules = [], [], [], [], []
     units = pack_units(header.kinds)
     for f in header.files:
         for i, item in _entries(f, "inputs"):
@@ -309,11 +311,14 @@ def _pack(check: Checker, header: _Header, declared: Declared) -> Pack:
             metrics.append(metric_def(check, f.where("metrics", i), item, header.name, declared.names, units))
         for i, item in _entries(f, "bounds"):
             bounds.append(bound_def(check, f.where("bounds", i), item, header.name, declared.names))
+        for i, item in _entries(f, "terms"):
+            terms.append(term_def(check, f.where("terms", i), item, header.name, declared))
         for i, item in _entries(f, "rules"):
             rules.append(rule_def(check, f.where("rules", i), item, header.name, declared, header.kinds))
     return Pack(name=header.name, version=header.version, description=header.description, path=str(header.path),
                 inputs=tuple(i for i in inputs if i), metrics=tuple(m for m in metrics if m),
-                rules=tuple(r for r in rules if r), kinds=header.kinds, bounds=tuple(b for b in bounds if b))
+                rules=tuple(r for r in rules if r), kinds=header.kinds, bounds=tuple(b for b in bounds if b),
+                terms=tuple(t for t in terms if t))
 
 
 def pack_units(kind_names: Sequence[str]) -> Units:

@@ -94,8 +94,9 @@ def _fields(message: str) -> list[tuple[str, str | None, str | None, str | None]
     return list(string.Formatter().parse(message))
 
 
-def check_template(message: str, known: set[str]) -> Template:
-    """Check a rule's message: plain names the rule can read, bounded specs, bounded size."""
+def check_template(message: str, known: set[str], terms: set[str] | frozenset[str] = frozenset()) -> Template:
+    """Check a rule's message: plain names the rule can read (`terms` among them: text, so no spec), bounded
+    specs, bounded size."""
     out = Template()
     if len(message) > MAX_MESSAGE_LENGTH:
         out.problems.append(f"{len(message)} characters; the limit is {MAX_MESSAGE_LENGTH}")
@@ -111,6 +112,8 @@ def check_template(message: str, known: set[str]) -> Template:
         return out
     for name, spec, conversion in named:
         problems = _placeholder_problems(name, spec, conversion, known)
+        if name in terms and spec and not problems:
+            problems = [f"placeholder {{{name}:{spec}}}: a term is text and takes no format spec"]
         out.problems.extend(problems)
         if not problems:
             out.placeholders.append((name, spec))
@@ -145,6 +148,33 @@ _SHARE = re.compile(_MISSING + " of ")
 _SENTENCE = re.compile(r"(?<=[.!?]) (?=[A-Z{])")
 _SENTENCE_START = re.compile(r"(?:^|(?<=[.!?] ))[a-z]")
 _CLAUSE = re.compile(r"(?<=[,;:]) ")
+# A count of exactly 1 is followed by a marker, so the noun after it reads singular ("1 complete step", "1 copy
+# call"): the first of the next two words that looks plural. The marker is private-use, like _MISSING.
+_ONE = "\ue001"
+_AFTER_ONE = re.compile(_ONE + r"( (?:[a-z-]+ )?)([a-z]+)\b")
+_NOT_PLURAL = frozenset({"was", "has", "this", "its", "plus", "less", "across", "always", "does", "goes", "thus"})
+
+
+def _singular(found: re.Match[str]) -> str:
+    first, word = found.group(1).strip(), found.group(2)
+    if first and _plural_noun(first):  # "1 kernels shorter": the first word is the noun
+        return f" {_one(first)} {word}"
+    return f"{found.group(1)}{_one(word)}"  # "1 copies", "1 complete steps"
+
+
+def _plural_noun(word: str) -> bool:
+    return (len(word) >= 4 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+            and word not in _NOT_PLURAL)
+
+
+def _one(word: str) -> str:
+    if not _plural_noun(word):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1]
 
 
 def _drop_items(group: str) -> str:
@@ -213,11 +243,15 @@ def format_message(message: str, env: Mapping[str, object], units: Mapping[str, 
         return format_value(env.get(parsed[0][1]), units.get(parsed[0][1], ""), parsed[0][2] or "")
     parts = []
     for literal, name, spec, _ in parsed:
-        parts.append(literal.replace(_MISSING, ""))
+        parts.append(literal.replace(_MISSING, "").replace(_ONE, ""))
         if name is not None:
             value = env.get(name)
-            parts.append(_MISSING if _finite(value) is None else format_value(value, units.get(name, ""), spec or ""))
-    return _drop_missing("".join(parts))
+            if isinstance(value, str):  # a term (a word of advice chosen by the profile): as written
+                parts.append(value.replace(_MISSING, "").replace(_ONE, "") or _MISSING)
+            else:
+                shown = _MISSING if _finite(value) is None else format_value(value, units.get(name, ""), spec or "")
+                parts.append(shown + _ONE if shown == "1" and units.get(name) == "count" else shown)
+    return _AFTER_ONE.sub(_singular, _drop_missing("".join(parts))).replace(_ONE, "")
 
 
 def text_placeholders(text: str) -> list[str] | None:

@@ -74,6 +74,31 @@ class BoundDef:
 
 
 @dataclass(frozen=True)
+class TermDef:
+    """A word of advice that depends on the profile: the text of `values` chosen by the profile's text field
+    `source` (the torch kind's device_vendor: nvidia, amd, mtia), or without `values` that field's own text
+    quoted (a fact the trace names: the operator stack of a blocking copy). A rule's text names it as `{name}`; a
+    profile whose field is absent or not in `values` has no such term, and the clause naming it is dropped,
+    as for a missing number."""
+
+    name: str
+    source: str
+    values: Mapping[str, str] | None  # None: the field's own text, quoted (trimmed to MAX_QUOTED characters)
+    description: str
+    pack: str
+    where: str = ""
+
+
+MAX_QUOTED = 300  # characters of a profile's text a term quotes: an operator stack, not a page
+
+
+def _quoted(text: object) -> str:
+    """A profile's own text as a term quotes it: one line, at most MAX_QUOTED characters (cut with an ellipsis)."""
+    line = " ".join(str(text).split()) if isinstance(text, str) else ""
+    return line if len(line) <= MAX_QUOTED else line[:MAX_QUOTED - 1] + "…"
+
+
+@dataclass(frozen=True)
 class Example:
     metrics: dict[str, float | None]
     params: dict[str, float]
@@ -135,6 +160,7 @@ class Pack:
     rules: tuple[RuleDef, ...] = ()
     kinds: tuple[str, ...] = ()  # the profile kinds the pack applies to; empty = every kind
     bounds: tuple[BoundDef, ...] = ()
+    terms: tuple[TermDef, ...] = ()
 
     def applies_to(self, kind: str | None) -> bool:
         return applies(self.kinds, kind)
@@ -160,6 +186,21 @@ class RuleSet:
     names: dict[str, str] = field(init=False, repr=False, compare=False)
     _by_name: dict[str, RuleDef] = field(init=False, repr=False, compare=False)
     _by_identity: dict[tuple[str, str], RuleDef] = field(init=False, repr=False, compare=False)
+
+    @property
+    def terms(self) -> dict[str, TermDef]:
+        """Every pack's terms by name (the first pack's where two share one: the loader refuses that)."""
+        found: dict[str, TermDef] = {}
+        for pack in self.packs:
+            for term in pack.terms:
+                found.setdefault(term.name, term)
+        return found
+
+    def texts(self, info: Mapping[str, str]) -> dict[str, str]:
+        """The terms' texts for a profile with these text fields (info); a term without one is left out."""
+        chosen = {name: (t.values.get(info.get(t.source, "")) if t.values is not None
+                         else _quoted(info.get(t.source, ""))) for name, t in self.terms.items()}
+        return {name: text for name, text in chosen.items() if text}
 
     def __post_init__(self) -> None:
         by_name = {r.name: r for r in self.rules}

@@ -29,7 +29,7 @@ NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # pack and rule names, aliases
 ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
 IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")  # metric, input and param names
 
-PACK_KEYS = ("pack", "version", "description", "kinds", "inputs", "metrics", "bounds", "rules")
+PACK_KEYS = ("pack", "version", "description", "kinds", "inputs", "metrics", "bounds", "terms", "rules")
 _INPUT_KEYS = ("name", "unit", "description", "better")
 _METRIC_KEYS = ("name", "expr", "unit", "better", "description")
 _BOUND_KEYS = ("name", "title", "recoverable", "description")
@@ -56,6 +56,7 @@ class Declared:
     units: dict[str, str] = field(default_factory=dict)  # so a threshold param can borrow its metric's unit
     rules: dict[str, RuleKey] = field(default_factory=dict)  # every name, id and alias of this kind's rules
     bounds: set[str] = field(default_factory=set)  # the time budget's bound names, this kind's
+    terms: set[str] = field(default_factory=set)  # words of advice a rule's text may name (never a `when`)
     elsewhere: dict[str, list[str]] = field(default_factory=dict)  # rule keys of packs left out -> those packs
     kind: str | None = None  # the kind the packs are checked for: names are resolved in its namespace
 
@@ -121,14 +122,6 @@ def _number_map(check: Checker, where: str, what: str, raw: Any) -> dict[str, fl
         else:
             out[key] = as_number(value)  # type: ignore[assignment]
     return out
-
-
-def _placeholders(check: Checker, where: str, message: str, known: set[str]) -> tuple[tuple[str, str], ...]:
-    """The message's placeholders, through the same bounded formatter the engine uses at run time."""
-    template = check_template(message, known)
-    for problem in template.problems:
-        check.add(where, f"message: {problem}")
-    return tuple(template.placeholders)
 
 
 def _named(check: Checker, where: str, item: dict[str, Any], what: str,
@@ -287,11 +280,14 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         share_of_time(check, where, "estimated_speedup", speedup, params)
     capped_by, claims, catch_all = _budget(check, where, item, declared, speedup)
     message = check.text(where, item, "message")
-    placeholders = _placeholders(check, where, message, names)
+    worded = names | declared.terms  # a term may be named in the texts, not in an expression
+    template = check_template(message, worded, declared.terms)  # as the engine's bounded formatter reads it
+    for problem in template.problems:
+        check.add(where, f"message: {problem}")
     for text_field in ("root_cause", "recommendation"):  # formatted like the message when they name values
         for placeholder in text_placeholders(check.text(where, item, text_field)) or ():
-            if placeholder not in names:
-                check.add(where, f"{text_field}: unknown name {{{placeholder}}}{suggest(placeholder, names)}")
+            if placeholder not in worded:
+                check.add(where, f"{text_field}: unknown name {{{placeholder}}}{suggest(placeholder, worded)}")
     references = check.text_list(where, item, "references", "text") or []
     examples = _examples(check, where, item.get("examples"), params, declared.names)
     if when is None:
@@ -306,7 +302,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     return RuleDef(
         id=rid, name=name, title=check.text(where, item, "title"), category=str(item.get("category") or "general"),
         severity=str(severity), requires=requires, explains=explains, params=params, when=when, message=message,
-        placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
+        placeholders=tuple(template.placeholders), root_cause=check.text(where, item, "root_cause"),
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
         references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
         aliases=aliases, speedup_scope=str(scope), global_with=global_with, capped_by=capped_by, claims=claims,

@@ -98,7 +98,8 @@ def _setup(view: View, kind_report: Report) -> Section:
         rows.append(("Hardware figures", f"{escape(hw.description)} — chosen by {escape(hw.chosen_by)}"))
     else:
         targets = "|".join(table(get_kind(a.kind))["targets"])
-        rows.append(("Hardware figures", f"unknown: pass --hardware {targets} or a YAML file"))
+        how = f"--hardware {targets} or a YAML file" if targets else "--hardware with a YAML file of figures"
+        rows.append(("Hardware figures", f"unknown: pass {how}"))
     rows += kind_report.hardware_rows(a)
     rows.append(("Rule packs", ", ".join(f"{escape(n)} {escape(v)}" for n, v in a.packs.items()) or "none"))
     rows.append(("Settings", settings_text(a.settings)))

@@ -97,7 +97,8 @@ def _metric_sections(c: Comparison) -> list[Section]:
     blocks: list[Any] = [Paragraph(
         f"Changes within ±{fmt.percent(c.noise)} are shown as unchanged (`--noise`). Better or worse follows each "
         "metric's direction of goodness; metrics without one (utilisation shares can drop while a kernel gets "
-        f"faster) show —. {hidden} unchanged metric(s) are left out here; the JSON output has them all.")]
+        f"faster) show —. {fmt.plural(hidden, 'unchanged metric')} {'is' if hidden == 1 else 'are'} left out "
+        "here; the JSON output has them all.")]
     for group in sorted(groups, key=lambda g: order.index(g) if g in order else len(order)):
         blocks.append(Table(header, tuple(groups[group]), align=("left", "right", "right", "right", "left"),
                             caption=group))

@@ -41,7 +41,8 @@ def verdict(analysis: Analysis) -> Verdict:
     causes = root_causes(analysis)
     if not causes:
         skipped = len(not_evaluated(analysis))
-        tail = f" {skipped} rule(s) could not be evaluated for missing metrics (see the appendix)." if skipped else ""
+        tail = (f" {fmt.plural(skipped, 'rule')} could not be evaluated for missing metrics (see the appendix)."
+                if skipped else "")
         context = [f"`{f.name}`" for f in analysis.findings]  # info findings: context, never a cause
         fired = (f"no cause to fix was found (context: {', '.join(context)})." if context
                  else "no rule in the loaded packs fired on this profile.")
@@ -144,9 +145,9 @@ def findings_sections(analysis: Analysis) -> list[Section]:
     if not analysis.findings:
         return [Section("Findings", (Paragraph("No rule fired on this profile."),), "findings"),
                 *([hidden] if hidden else [])]
-    intro = Paragraph(f"{len(analysis.findings)} rule(s) fired: root causes first, then the symptoms they explain, "
-                      "each ranked by estimated gain, then severity. A root cause is a finding no other fired "
-                      "finding explains further.")
+    intro = Paragraph(f"{fmt.plural(len(analysis.findings), 'rule')} fired: root causes first, then the symptoms "
+                      "they explain, each ranked by estimated gain, then severity. A root cause is a finding no "
+                      "other fired finding explains further.")
     by_name = {f.name: f for f in analysis.findings}  # once: a saved analysis may hold thousands
     explained_by: dict[str, list[str]] = {}
     for f in analysis.findings:

@@ -80,22 +80,28 @@ def _profile_bounds(analysis: Analysis) -> list:
         rows.append((f"{escape(f.title)} ({code(f.name)})", fmt.percent(f.global_speedup),
                      _speedup_bound(f.global_speedup), _set_by(f.bound, titles),
                      code(f.claim)))
-    blocks: list = [Paragraph(
+    if not rows:  # nothing to tabulate: say so instead of introducing a table that is not there
+        blocks: list = [Paragraph(
+            f"No finding claims a share of the {noun}'s time (the findings are context, or, like warm-up and a "
+            "device-bound verdict, name no time a fix is known to give back), so there is no Amdahl bound to show.")]
+        return blocks + _pipeline(analysis)
+    blocks = [Paragraph(
         f"No workload timings were given (`--context` with `workload:`), so this is the {noun}-level view: for each "
         f"finding, the share of total time it could recover and the {noun} speedup that would give, 1 / (1 − share)"
         + (f" — {vendor}." if vendor else ".") + " Findings that claim the same time share one claim: together "
         "they count once.")]
-    if rows:
-        combined, capped_by = together(analysis)
-        if combined is not None and len(rows) > 1:
-            rows.append(("**All findings together**, each claim once", f"**{fmt.percent(combined)}**",
-                         f"**{_speedup_bound(combined)}**", escape(capped_by) or "the claims' sum", ""))
-        blocks.append(Table(("Finding", "Recoverable share of total time", f"{noun.capitalize()} speedup bound",
-                             "Set by", "Claims"), tuple(rows), align=("left", "right", "right", "left", "left")))
+    combined, capped_by = together(analysis)
+    if combined is not None and len(rows) > 1:
+        rows.append(("**All findings together**, each claim once", f"**{fmt.percent(combined)}**",
+                     f"**{_speedup_bound(combined)}**", escape(capped_by) or "the claims' sum", ""))
+    blocks.append(Table(("Finding", "Recoverable share of total time", f"{noun.capitalize()} speedup bound",
+                         "Set by", "Claims"), tuple(rows), align=("left", "right", "right", "left", "left")))
+    return blocks + _pipeline(analysis)
+
+
+def _pipeline(analysis: Analysis) -> list:
     pipeline = _perfect_pipeline(analysis)
-    if pipeline:
-        blocks.append(Paragraph(pipeline))
-    return blocks
+    return [Paragraph(pipeline)] if pipeline else []
 
 
 def _set_by(bound: str, titles: dict[str, str]) -> str:

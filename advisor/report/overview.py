@@ -8,7 +8,7 @@ from itertools import pairwise
 from typing import Any
 
 from advisor.core import units as fmt
-from advisor.core.model import Analysis
+from advisor.core.model import Analysis, ProfileOverview
 from advisor.core.numbers import OUTLIER_BAND
 from advisor.kinds import get as get_kind
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
@@ -37,8 +37,8 @@ def overview_section(analysis: Analysis) -> Section | None:
         median = statistics.median(e.total_time for e in timed)
         slowest = max(timed, key=lambda e: e.total_time or 0)
         blocks.append(Paragraph(
-            f"The slowest is {escape(slowest.name)} ({escape(slowest.where or where_title.lower() + ' unknown')}): "
-            f"{fmt.seconds(slowest.total_time)}, {fmt.speedup((slowest.total_time or 0) / median)} the median "
+            f"The slowest is {escape(slowest.name)}{_where(slowest, where_title)}: "
+            f"{fmt.seconds(slowest.total_time)}, {(slowest.total_time or 0) / median:.4g}× the median "
             f"{fmt.seconds(median)} (skew = max ÷ median). This report analyses "
             f"{'it' if slowest.analysed else 'the profile marked above'}; `--entry` analyses another."))
     for column in (c for c in spec.get("columns", ()) if c.get("outliers")):
@@ -51,6 +51,12 @@ def overview_section(analysis: Analysis) -> Section | None:
         blocks += [Paragraph("Findings that differ between them:"), Bullets(items)]
     title = f"{overview_words(analysis)[0]} ({len(entries)})"
     return Section(title, tuple(blocks), "entries")
+
+
+def _where(entry: ProfileOverview, where_title: str) -> str:
+    """" (rank 3)" after a profile's name, unless the name says it already."""
+    where = entry.where or where_title.lower() + " unknown"
+    return "" if where == entry.name else f" ({escape(where)})"
 
 
 def _columns(entries: Any, spec: dict[str, Any]) -> tuple[list[str], dict[str, str]]:

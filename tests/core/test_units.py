@@ -112,3 +112,11 @@ def test_a_message_spec_does_not_print_a_huge_number():
     assert format_value(1e300, "s", ".0f") == "unavailable"
     assert format_value(10**300, "count", ",.0f") == "unavailable"
     assert format_value(0.25, "fraction", "%") == "25.00 %"
+
+
+@pytest.mark.parametrize(("fraction", "shown"), [
+    (0.9645, "96.45 %"), (0.0367, "3.67 %"), (2.26e-6, "0.000226 %"), (4.3e-11, "< 0.0001 %"),
+    (-4.3e-11, "> -0.0001 %"), (0.0, "0 %"), (None, "unavailable")])
+def test_a_percent_has_a_readable_precision(fraction, shown):
+    """Issue 34's re-read: "compute overlaps 0.0000000043 %" (a few ns of a window) is noise, shown as < 0.0001 %."""
+    assert fmt.percent(fraction) == shown

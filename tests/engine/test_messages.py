@@ -105,3 +105,20 @@ def test_literal_braces_in_free_text_are_kept():
     """A recommendation quoting code with braces (`dim3{1, 2}`, `{}`) is shown as written, not formatted."""
     assert format_text("Use dim3{1, 2} or {}.", {}, {}) == "Use dim3{1, 2} or {}."
     assert format_text("Unbalanced { brace", {}, {}) == "Unbalanced { brace"
+
+
+@pytest.mark.parametrize(("template", "value", "expected"), [
+    ("Start-up ({n:,.0f} complete steps; slow)", 1, "Start-up (1 complete step; slow)"),
+    ("Start-up ({n:,.0f} complete steps; slow)", 3, "Start-up (3 complete steps; slow)"),
+    ("{n:,.0f} copies moved 4 bytes.", 1, "1 copy moved 4 bytes."),
+    ("Blocked in {n:,.0f} copy calls for 3 ms", 1, "Blocked in 1 copy call for 3 ms"),
+    ("{n:,.0f} kernels shorter than launches.", 1, "1 kernel shorter than launches."),
+    ("{n:,.0f} launches, {n:,.0f} processes.", 1, "1 launch, 1 process."),
+    ("{n} of 5 ranks.", 1, "1 of 5 ranks."),  # the noun is not the count's
+    ("{n} class.", 1, "1 class."),
+])
+def test_a_count_of_one_reads_singular(template, value, expected):
+    """Issue 34: "1 complete steps" and "1 copies" in real reports. A count placeholder that shows exactly 1 makes
+    the plural noun after it singular; other units ("1 ms") and other numbers are left alone."""
+    assert format_message(template, {"n": value}, {"n": "count"}) == expected
+    assert format_message("{r:.0f} times faster runs", {"r": 1}, {"r": "ratio"}) == "1 times faster runs"  # no count

@@ -44,9 +44,10 @@ def test_timeline_counts_overlaps_once():
 
 def test_gaps_warm_up_longest_inside_and_tail():
     merged = np.array([10.0, 25.0, 60.0]), np.array([20.0, 30.0, 70.0])
-    assert gaps(*merged, 100.0) == [(0.0, 10.0), (30.0, 30.0), (20.0, 5.0), (70.0, 30.0)]
-    assert gaps(*merged, 70.0) == [(0.0, 10.0), (30.0, 30.0), (20.0, 5.0)]  # the run ends with the last event
-    assert gaps(*merged, 100.0, longest=1) == [(0.0, 10.0), (30.0, 30.0), (70.0, 30.0)]
+    # longest first, the window's head and tail among them (of equal ones the later first)
+    assert gaps(*merged, 100.0) == [(70.0, 30.0), (30.0, 30.0), (0.0, 10.0), (20.0, 5.0)]
+    assert gaps(*merged, 70.0) == [(30.0, 30.0), (0.0, 10.0), (20.0, 5.0)]  # the run ends with the last event
+    assert gaps(*merged, 100.0, longest=1) == [(70.0, 30.0), (30.0, 30.0), (0.0, 10.0)]
     assert gaps(np.empty(0), np.empty(0), 100.0) == []
 
 

@@ -25,6 +25,7 @@ TORCH = kinds.get("torch")
 RULESET = load_packs(kind=TORCH.name)
 PACK = next(p for p in RULESET.packs if p.name == "torch")
 DECLARED = {i.name for i in PACK.inputs} | {m.name for m in PACK.metrics}
+TERMS = {t.name for t in PACK.terms}  # words a rule's texts may name (rules/torch/terms.yaml), never a `when`
 EPS = 1e-12
 
 NAMES = {
@@ -33,7 +34,7 @@ NAMES = {
     "TRC007": "warm-up-dominated", "TRC008": "step-time-variance", "TRC009": "memory-ops-dominant",
     "TRC010": "low-occupancy-kernels",
     # the device as the limit, and the minimum evidence for any verdict (device_bound.yaml, evidence.yaml)
-    "TRC020": "device-bound", "TRC021": "too-little-evidence",
+    "TRC020": "device-bound", "TRC021": "too-little-evidence", "TRC022": "unexplained-queued-wait",
     # cross-member rules: they read advisor/metrics/members.py's metrics of a rank folder
     "TRC040": "straggler-rank", "TRC041": "straggler-rank-device", "TRC042": "straggler-rank-host",
     "TRC043": "straggler-rank-comm", "TRC044": "rank-compute-imbalance",
@@ -144,7 +145,8 @@ def test_what_the_event_analysis_measures_is_exactly_what_the_pack_declares(samp
 def test_every_name_a_rule_reads_is_declared_by_the_pack(rule):
     read = set(rule.when.names) | {name for name, _ in rule.placeholders}
     read |= set(rule.estimated_speedup.names) if rule.estimated_speedup else set()
-    assert read - DECLARED - set(rule.params) == set()
+    assert read - DECLARED - TERMS - set(rule.params) == set()
+    assert not set(rule.when.names) & TERMS
     assert rule.examples and {"fire", "pass"} <= {e.expect for e in rule.examples}
     assert rule.references and rule.root_cause and rule.recommendation
 
@@ -206,7 +208,7 @@ def test_launch_overhead_explains_host_bound_and_caps_it():
                              idle_host_wait=0.1, idle_host_wait_fraction=0.25, idle_host_wait_other=0.1,
                              launch_idle=0.06, cpu_op_idle=0.04, cpu_op_top_idle=0.03, idle_kernel_wait=0.02,
                              idle_kernel_wait_fraction=0.05, device_idle=0.13, device_idle_fraction=0.325,
-                             queue_length_mean=0.6))
+                             queue_length_mean=0.6, untraced_host_idle=0.005))
     launch, host = finding(a, "launch-overhead"), finding(a, "host-bound")
     assert launch.root_cause and not host.root_cause
     assert launch.estimated_speedup == pytest.approx(0.08 / 0.4)
@@ -215,7 +217,9 @@ def test_launch_overhead_explains_host_bound_and_caps_it():
     assert [f.name for f in a.findings][:2] == ["launch-overhead", "host-bound"]  # root cause first
     assert "80.00 % of the 5,000 kernels" in launch.message
     assert "idles 80 ms of the 400 ms window waiting on launching: 60 ms with nothing queued" in launch.message
-    assert "60 ms is spent launching" in host.message and "40 ms in operators that queue no device work" in host.message
+    assert "60 ms is spent launching" in host.message
+    assert ("40 ms in CPU work that queues no device work: operators and runtime calls that queue nothing (the "
+            "largest one 30 ms) and 5 ms inside untraced host work") in host.message
 
 
 def test_launch_overhead_needs_a_shallow_queue():

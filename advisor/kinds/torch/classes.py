@@ -18,7 +18,7 @@ FILE = "kernels.yaml"
 COMMUNICATION, MEMORY, OTHER = "communication", "memory", "other"
 US = 1e3  # ns per µs
 KEYS = ("classes", "other", "device_waits", "launches", "syncs", "step", "dataloader", "comm_annotations",
-        "not_collectives", "kernel_wait_threshold_us", "low_occupancy", "top_kernels")
+        "not_collectives", "kernel_wait_threshold_us", "untraced_host_work_us", "low_occupancy", "top_kernels")
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class Knowledge:
     comm_annotations: tuple[re.Pattern[str], ...]
     not_collectives: frozenset[str]
     kernel_wait_threshold: float  # ns
+    untraced_host_work: float  # ns: a stretch between host events at least this long is CPU work, not launching
     low_occupancy: float  # fraction 0..1
     top_kernels: int
 
@@ -148,6 +149,7 @@ def parse(data: Mapping[str, Any]) -> Knowledge:
         comm_annotations=_patterns("comm_annotations", data["comm_annotations"]),
         not_collectives=_names("not_collectives", data["not_collectives"]),
         kernel_wait_threshold=_number("kernel_wait_threshold_us", data["kernel_wait_threshold_us"], 0, 1e9) * US,
+        untraced_host_work=_number("untraced_host_work_us", data["untraced_host_work_us"], 0, 1e12) * US,
         low_occupancy=_number("low_occupancy", data["low_occupancy"], 0, 1),
         top_kernels=int(_number("top_kernels", data["top_kernels"], 1, 10_000)),
     )

@@ -15,7 +15,7 @@ from advisor.kinds.torch.breakdowns import idle_breakdown, kernel_classes, strea
 from advisor.kinds.torch.classes import Knowledge, knowledge
 from advisor.kinds.torch.comm import collectives, masks, memory_metrics, overlap_metrics
 from advisor.kinds.torch.device import Device, build
-from advisor.kinds.torch.host import dataloader_metrics, loader_segments, sync_metrics, sync_segments
+from advisor.kinds.torch.host import blocking_stack, dataloader_metrics, loader_segments, sync_metrics, sync_segments
 from advisor.kinds.torch.idle import idle_split, work_segments
 from advisor.kinds.torch.launches import blocking_calls, launch_metrics, link, queue_lengths, runtime
 from advisor.kinds.torch.owners import host_pace, loader_free_steps, owned_idle
@@ -40,7 +40,7 @@ DEVICE_METRICS = (
     "dataloader_idle", "sync_idle", "sync_idle_fraction", "idle_host_wait_other", "idle_host_wait_other_fraction",
     "occupancy_mean", "low_occupancy_time_fraction", "launch_lead_median", "launch_time_median", "launch_idle",
     "launch_idle_fraction", "launch_call_idle", "launch_call_idle_fraction", "cpu_op_idle", "cpu_op_idle_fraction",
-    "cpu_op_top_idle")
+    "cpu_op_top_idle", "untraced_host_idle", "untraced_host_idle_fraction")
 
 
 
@@ -151,7 +151,8 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     rt = runtime(trace, know)
     links = link(dev, rt)
     seg_start, seg_end = work_segments(dev.start[work], dev.end[work])
-    idle = idle_split(seg_start, seg_end, dev.start[work], links.queued[work], w0, w1, know.kernel_wait_threshold)
+    idle = idle_split(seg_start, seg_end, dev.start[work], links.queued[work], w0, w1, know.kernel_wait_threshold,
+                      (links.queued + links.call_duration)[work])
     for key, t in zip(("idle_host_wait", "idle_kernel_wait", "idle_other"), idle.time, strict=True):
         m[key], m[f"{key}_fraction"] = t * NS, share(t, length)
 
@@ -199,7 +200,17 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
         else ((Gap(w0 * NS, length * NS),) if length > 0 else ()),
         warnings=_warnings(trace, w), dma_busy=m["memory_op_time"], compute_busy=m["compute_time"],
         dma_exposed=m["memory_op_exposed"], skipped=skipped, last_event_end=w.span_end * NS,
-        breakdowns=tuple(b for b in tables if b is not None))
+        breakdowns=tuple(b for b in tables if b is not None), facts=_facts(trace, know, pace, w0, w1))
     if trace.extra.get("filtered"):  # a sampled trace: its gaps and unions are not the run's; kernel shares still are
         m.update(dict.fromkeys(DEVICE_METRICS))
     return summary, m
+
+
+def _facts(trace: EventTrace, know: Any, pace: Any, w0: float, w1: float) -> dict[str, str]:
+    """What the findings name in words (rules/torch/terms.yaml): the operator stack of the longest blocking copy,
+    and the CPU work that fills most of the host's own pace, with the annotation it runs in."""
+    facts = {"blocking_copy_stack": blocking_stack(trace, know, w0, w1)}
+    if pace is not None and pace.operators:
+        name, context, _ = pace.operators[0]
+        facts["cpu_op_top"] = f"{name} in {context}" if context else name
+    return {k: v for k, v in facts.items() if v}

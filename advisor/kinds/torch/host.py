@@ -20,10 +20,10 @@ from typing import Any
 from advisor.core.events import EventTrace
 from advisor.kinds.torch import tables as T
 from advisor.kinds.torch.classes import Knowledge, matching, named
+from advisor.kinds.torch.launches import SYNC_COPY
 from advisor.metrics.intervals import concat, segments, usable
 
 NS = 1e-9
-SYNC_COPY = re.compile(r"^(cu|cuda|hip)Memcpy(?!.*Async)")  # returns when the copy is done (hipMemcpyWithStream too)
 MTIA_SYNC = re.compile(r"^synchronize(Stream|Event|Device)?$")  # MTIA's runtime (mtia_runtime) synchronisations
 
 
@@ -92,6 +92,20 @@ def _copy_rows(trace: EventTrace) -> tuple[Any, Any, Any]:
         linked = np.asarray(copies.extra.get(T.CORRELATION, np.full(len(copies), -1)), dtype=np.int64)[paged]
         mine |= np.isin(np.asarray(corr, dtype=np.int64)[keep], linked[linked >= 0])
     return start[mine], start[mine] + duration[mine], np.flatnonzero(keep)[mine]
+
+
+def blocked_copy_starts(trace: EventTrace) -> Any:
+    """The device start (ns) of every copy queued by a call that blocks in it (`_copy_rows`), sorted."""
+    import numpy as np
+
+    copies, runtime = trace.table(T.MEMCPY), trace.table(T.RUNTIME)
+    if copies is None or not len(copies) or runtime is None or runtime.extra.get(T.CORRELATION) is None:
+        return np.empty(0)
+    _, _, rows = _copy_rows(trace)
+    calls = np.asarray(runtime.extra[T.CORRELATION], dtype=np.int64)[rows]
+    linked = np.asarray(copies.extra.get(T.CORRELATION, np.full(len(copies), -1)), dtype=np.int64)
+    mine = np.isin(linked, calls[calls >= 0]) & (linked >= 0)
+    return np.sort(np.asarray(copies.start, dtype=float)[mine])
 
 
 def blocking_copies(trace: EventTrace | None, w0: float, w1: float,

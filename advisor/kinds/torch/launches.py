@@ -2,13 +2,15 @@
 queued it (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, MTIA's runFunction, …: data/kernels.yaml
 `launches`); a kernel shorter than the call that launched it cannot be kept busy by launching one at a time.
 A launch call that blocks is not launch overhead and is left out of the launch figures: one inside a
-synchronisation (the cudaMemcpyAsync of Tensor.item() waits for everything queued: the sync's time) and one that
-queued a copy from or to pageable memory (the host waits for the staged copy: the pageable copy's time).
+synchronisation (the cudaMemcpyAsync of Tensor.item() waits for everything queued: the sync's time), one that
+queued a copy from or to pageable memory (the host waits for the staged copy: the pageable copy's time) and a
+synchronous copy call (hipMemcpyWithStream, cudaMemcpy: it returns when the copy is done, issue 34 class 2).
 The queue of a stream counts the events queued by a launch call and not yet finished: +1 when the call starts,
 -1 when the event ends, a step function whose time-weighted mean and maximum are taken over the window."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +21,7 @@ from advisor.kinds.torch.device import Device
 from advisor.metrics.intervals import usable
 
 NS = 1e-9
+SYNC_COPY = re.compile(r"^(cu|cuda|hip)Memcpy(?!.*Async)")  # returns when the copy is done (hipMemcpyWithStream too)
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,7 @@ class Runtime:
     duration: Any
     launch: Any  # bool: a launch call (data/kernels.yaml `launches`)
     correlation: Any  # int64, -1 unknown
+    sync_copy: Any  # bool: a synchronous copy call (SYNC_COPY), which blocks the host
     filtered: bool = False  # a sampled trace (the reader's `filtered`): its calls' spread is not the run's
 
 
@@ -48,13 +52,16 @@ def runtime(trace: EventTrace, know: Knowledge) -> Runtime:
     table = trace.table(T.RUNTIME)
     if table is None or not len(table):
         empty = np.empty(0)
-        return Runtime(empty, empty, np.empty(0, dtype=bool), np.empty(0, dtype=np.int64))
+        return Runtime(empty, empty, np.empty(0, dtype=bool), np.empty(0, dtype=np.int64), np.empty(0, dtype=bool))
     start, duration, keep = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
-    launch = named(tuple(table.name.names), know.launches)[table.name.codes[keep]]
+    names = tuple(table.name.names)
+    launch = named(names, know.launches)[table.name.codes[keep]]
+    sync_copy = np.fromiter((bool(SYNC_COPY.search(n)) for n in names), dtype=bool, count=len(names))
+    sync_copy = sync_copy[table.name.codes[keep]]
     corr = table.extra.get(T.CORRELATION)
     correlation = (np.asarray(corr, dtype=np.int64)[keep] if corr is not None
                    else np.full(len(start), -1, dtype=np.int64))
-    return Runtime(start, duration, launch, correlation, bool(trace.extra.get("filtered")))
+    return Runtime(start, duration, launch, correlation, sync_copy, bool(trace.extra.get("filtered")))
 
 
 def link(dev: Device, rt: Runtime) -> Links:
@@ -80,8 +87,8 @@ def link(dev: Device, rt: Runtime) -> Links:
 
 
 def blocking_calls(dev: Device, rt: Runtime, links: Links, syncs: tuple[Any, Any]) -> Any:
-    """Per runtime call (bool): a launch call that starts inside a synchronisation (`syncs`: merged episodes, ns)
-    or that queued a copy from or to pageable memory."""
+    """Per runtime call (bool): a launch call that starts inside a synchronisation (`syncs`: merged episodes, ns),
+    that queued a copy from or to pageable memory, or that is a synchronous copy."""
     import numpy as np
 
     s_start, s_end = syncs
@@ -91,7 +98,7 @@ def blocking_calls(dev: Device, rt: Runtime, links: Links, syncs: tuple[Any, Any
     blocking[inside] = rt.start[inside] < s_end[episode[inside]]
     pageable = (dev.pageable == 1.0) & (links.call >= 0)
     blocking[links.call[pageable]] = True
-    return blocking & rt.launch
+    return (blocking | rt.sync_copy) & rt.launch
 
 
 def launch_metrics(dev: Device, rt: Runtime, links: Links, blocking: Any, w0: float,

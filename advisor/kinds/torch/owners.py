@@ -10,7 +10,9 @@ counted once). With nothing queued, the device waits for whatever the host is do
 The step figures less the loader's idle say whether the steps' spread is the loader's or has another cause.
 One more owner takes idle time with work queued (HTA's "other"): a copy that blocks the host (host.py
 `blocking_copies`; one inside a synchronisation is the sync's) owns the "other" idle while the host is blocked in
-it: the device waits with the copy queued, and the host, blocked, queues nothing after it. No other owner takes
+it, in the gaps that copy ends: the device waits with the copy queued, and the host, blocked, queues nothing after
+it. A gap ended by other work (kernels queued before the copy, waiting on an event) is not the copy's: there the
+host waits for the device, not the device for the copy. No other owner takes
 "other" idle there (the launch path's part is the idle inside launch calls that do not block)."""
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 
 from advisor.core.events import EventTrace
 from advisor.kinds.torch.classes import knowledge
-from advisor.kinds.torch.host import blocking_copies
+from advisor.kinds.torch.host import blocked_copy_starts, blocking_copies
 from advisor.kinds.torch.idle import HOST_WAIT, OTHER, Idle
 from advisor.kinds.torch.pace import Pace, attribute, pace_metrics, pace_segments, subtract
 from advisor.kinds.torch.window import Window, share, variation
@@ -89,7 +91,10 @@ def copy_idle(idle: Idle | None, syncs: tuple[Any, Any] | tuple[()], w: Window,
         return dict.fromkeys(keys)
     copies, count = blocking_copies(trace, w.start, w.end, syncs)
     c_start, c_end = subtract(*copies, np.asarray(syncs[0], dtype=float), np.asarray(syncs[1], dtype=float))
-    other = idle.gap_category == OTHER
+    ends = blocked_copy_starts(trace)
+    at = np.clip(np.searchsorted(ends, idle.gap_end), 0, max(len(ends) - 1, 0))
+    ended_by_copy = np.abs(ends[at] - idle.gap_end) < 1.0 if len(ends) else np.zeros(len(idle.gap_end), bool)
+    other = (idle.gap_category == OTHER) & ended_by_copy
     i_start, i_end = intersect(idle.gap_start[other], idle.gap_end[other], c_start, c_end)
     blocked, waiting = float((c_end - c_start).sum()), float((i_end - i_start).sum())
     return dict(zip(keys, (float(count), blocked * NS, share(blocked, w.length), waiting * NS,

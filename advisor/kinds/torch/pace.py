@@ -8,7 +8,10 @@ that idle time the thread is
   graphs, fused kernels, larger ones;
 - in a CPU operator: a top-level operator (inside no other operator on its thread) that queues no device work
   (flattening and unflattening tensors, building views, host-side bookkeeping). Launching does not explain this
-  time: the operators do, named by their share of it (`Pace.operators`).
+  time: the operators do, named by their share of it (`Pace.operators`);
+- in untraced host work: a stretch with no operator or runtime call on the thread at least
+  data/kernels.yaml `untraced_host_work_us` long (Python decoding a video, preprocessing, bookkeeping: issue 34's
+  218 ms of preprocessing had been counted as launching). It is CPU work too (`Pace.untraced`, part of `cpu`).
 One more piece of idle time, with work already queued (HTA's "other"), is the launch path's: the device waiting
 while the launch call that queued its next event is still running. A call that takes milliseconds (MTIA's
 runFunction submitting a job, a launch that loads a module) queues its work when it returns, not when it starts.
@@ -26,7 +29,7 @@ from advisor.kinds.torch import KIND
 from advisor.kinds.torch import tables as T
 from advisor.kinds.torch.classes import Knowledge, named
 from advisor.kinds.torch.idle import HOST_WAIT, OTHER, Idle
-from advisor.metrics.intervals import covered, intersect, usable
+from advisor.metrics.intervals import covered, intersect, segments, usable
 
 NS = 1e-9
 NAMED = 5  # CPU operators named (each with the annotation it runs in)
@@ -36,8 +39,9 @@ NAMED = 5  # CPU operators named (each with the annotation it runs in)
 class Pace:
     launch: float  # ns: host-pace idle on the launch path
     call: float  # ns: idle with work queued while the call that queued it still runs (part of "other")
-    cpu: float  # ns: host-pace idle in CPU operators; launch + cpu is the host-pace idle
+    cpu: float  # ns: host-pace idle in CPU work (operators and untraced); launch + cpu is the host-pace idle
     operators: tuple[tuple[str, str, float], ...]  # (CPU operator, the annotation it runs in or "", ns), largest first
+    untraced: float = 0.0  # ns: of cpu, in long stretches outside any operator or runtime call
 
 
 def subtract(a_start: Any, a_end: Any, b_start: Any, b_end: Any) -> tuple[Any, Any]:
@@ -206,7 +210,9 @@ def attribute(trace: EventTrace, know: Knowledge, idle: Idle, pace: tuple[Any, A
     thread = np.where(c_thread[gap] >= 0, c_thread[gap], fallback) if len(gap) else np.empty(0, dtype=np.int64)
     ops = trace.table(T.CPU_OP)
     names = tuple(ops.name.names) if ops is not None else ()
-    cpu_by_name = np.zeros(len(names))
+    cpu_by_name, untraced = np.zeros(len(names)), 0.0
+    runtime_names = tuple(trace.table(T.RUNTIME).name.names) if trace.table(T.RUNTIME) is not None else ()
+    quiet = np.zeros(len(runtime_names))  # per runtime call name: idle in calls outside operators that queue nothing
     largest = np.full(len(names), -1.0)  # per name, its largest instance's time, where and on which thread
     where = np.zeros((len(names), 3))
     for t in np.unique(thread).tolist():
@@ -215,11 +221,17 @@ def attribute(trace: EventTrace, know: Knowledge, idle: Idle, pace: tuple[Any, A
         o_start, o_end, o_code = _host_rows(trace, T.CPU_OP, t, w0, w1)
         top = _top_level(o_start, o_end)
         o_start, o_end, o_code = o_start[top], o_end[top], o_code[top]
-        l_start, _, l_code = _host_rows(trace, T.RUNTIME, t, w0, w1)
+        l_start, l_end, l_code = _host_rows(trace, T.RUNTIME, t, w0, w1)
+        untraced += _untraced(seg_start, seg_end, np.r_[o_start, l_start], np.r_[o_end, l_end],
+                              know.untraced_host_work, w0, w1)
         runtime = trace.table(T.RUNTIME)
-        if len(l_start):
-            l_start = np.sort(l_start[named(tuple(runtime.name.names), know.launches)[l_code]])
+        is_launch = named(tuple(runtime.name.names), know.launches)[l_code] if len(l_start) else np.zeros(0, bool)
+        calls = (l_start[~is_launch], l_end[~is_launch], l_code[~is_launch])
+        l_start = np.sort(l_start[is_launch])
         launches = np.searchsorted(l_start, o_end, side="left") - np.searchsorted(l_start, o_start, side="left")
+        if len(calls[0]):
+            quiet += _quiet_calls(seg_start, seg_end, o_start[launches == 0], o_end[launches == 0], *calls,
+                                  len(quiet))
         time = covered(seg_start, seg_end, o_end) - covered(seg_start, seg_end, o_start)
         cpu = np.flatnonzero((launches == 0) & (time > 0))
         cpu_by_name += np.bincount(o_code[cpu], weights=time[cpu], minlength=len(names))
@@ -230,21 +242,52 @@ def attribute(trace: EventTrace, know: Knowledge, idle: Idle, pace: tuple[Any, A
             last = last[better]
             largest[o_code[last]] = time[last]
             where[o_code[last]] = np.column_stack([o_start[last], o_end[last], np.full(len(last), t)])
-    cpu = float(cpu_by_name.sum())
+    cpu = float(cpu_by_name.sum()) + untraced + float(quiet.sum())
     ranked = [i for i in np.argsort(-cpu_by_name, kind="stable")[:NAMED].tolist() if cpu_by_name[i] > 0]
-    operators = tuple((names[i], _context(trace, know, int(where[i][2]), where[i][0], where[i][1], w0, w1),
-                       float(cpu_by_name[i])) for i in ranked)
-    return Pace(launch=max(float((p_end - p_start).sum()) - cpu, 0.0), call=call, cpu=cpu, operators=operators)
+    found = [(names[i], _context(trace, know, int(where[i][2]), where[i][0], where[i][1], w0, w1),
+              float(cpu_by_name[i])) for i in ranked]
+    found += [(runtime_names[i], "", float(quiet[i])) for i in np.flatnonzero(quiet > 0).tolist()]
+    operators = tuple(sorted(found, key=lambda op: -op[2])[:NAMED])
+    return Pace(launch=max(float((p_end - p_start).sum()) - cpu, 0.0), call=call, cpu=cpu, operators=operators,
+                untraced=untraced)
+
+
+def _quiet_calls(seg_start: Any, seg_end: Any, o_start: Any, o_end: Any, c_start: Any, c_end: Any, c_code: Any,
+                 names: int) -> Any:
+    """Per runtime call name (`names` of them): the idle time (ns) of the segments inside calls that queue no
+    device work, outside the top-level operators that queue none either (`o_start`, `o_end`, in start order; their
+    time is theirs) on the thread: context creation (cudaDeviceGetStreamPriorityRange, 29.9 s inside the first
+    aten::to of a cold start), allocation, device queries. CPU work, not launching, inside a launching operator too."""
+    import numpy as np
+
+    at = np.searchsorted(o_start, c_start, side="right") - 1
+    inside = (at >= 0) & (o_end[np.maximum(at, 0)] >= c_end) if len(o_start) else np.zeros(len(c_start), bool)
+    time = covered(seg_start, seg_end, c_end[~inside]) - covered(seg_start, seg_end, c_start[~inside])
+    return np.bincount(c_code[~inside], weights=np.maximum(time, 0.0), minlength=names)[:names]
+
+
+def _untraced(seg_start: Any, seg_end: Any, busy_start: Any, busy_end: Any, longest: float, w0: float,
+              w1: float) -> float:
+    """The time (ns) of the idle segments that lies in stretches of at least `longest` ns with no host row (the
+    operators and runtime calls `busy_start`..`busy_end`) on the thread, inside the window."""
+    import numpy as np
+
+    b_start, b_end = segments(busy_start, busy_end - busy_start)
+    hole_start, hole_end = np.r_[w0, b_end], np.r_[b_start, w1]
+    long = hole_end - hole_start >= longest
+    i_start, i_end = intersect(seg_start, seg_end, hole_start[long], hole_end[long])
+    return float((i_end - i_start).sum())
 
 
 def pace_metrics(pace: Pace | None, window: float) -> dict[str, float | None]:
-    """launch_idle, launch_call_idle and cpu_op_idle (s) with their shares of the window, and cpu_op_top_idle (s):
+    """launch_idle, launch_call_idle, cpu_op_idle and untraced_host_idle (its part outside any operator) (s) with
+    their shares of the window, and cpu_op_top_idle (s):
     the CPU operator with the most of it. None throughout without a pace (a filtered trace)."""
-    keys = ("launch_idle", "launch_call_idle", "cpu_op_idle")
+    keys = ("launch_idle", "launch_call_idle", "cpu_op_idle", "untraced_host_idle")
     if pace is None:
         return {**dict.fromkeys(keys), **{f"{k}_fraction": None for k in keys}, "cpu_op_top_idle": None}
     m: dict[str, float | None] = {}
-    for key, ns in zip(keys, (pace.launch, pace.call, pace.cpu), strict=True):
+    for key, ns in zip(keys, (pace.launch, pace.call, pace.cpu, pace.untraced), strict=True):
         m[key], m[f"{key}_fraction"] = ns * NS, ns / window if window > 0 else None
     m["cpu_op_top_idle"] = pace.operators[0][2] * NS if pace.operators else 0.0
     return m
@@ -263,9 +306,13 @@ def pace_breakdown(pace: Pace | None, window: float) -> Breakdown | None:
         rows.append((label, (ns * NS, ns / window if window > 0 else None)))
 
     row(labels["launching"], pace.launch)
-    for name, context, ns in pace.operators:
-        row(labels["inside"].format(operator=name, annotation=context) if context else name, ns)
-    rest = pace.cpu - sum(ns for _, _, ns in pace.operators)
+    named_rows = [(labels["inside"].format(operator=name, annotation=context) if context else name, ns)
+                  for name, context, ns in pace.operators]
+    if pace.untraced > 0:
+        named_rows.append((labels["untraced"], pace.untraced))
+    for label, ns in sorted(named_rows, key=lambda r: -r[1]):
+        row(label, ns)
+    rest = pace.cpu - pace.untraced - sum(ns for _, _, ns in pace.operators)
     if rest > 0:
         row(labels["other"], rest)
     return kind_breakdown(KIND, "host_pace", ("time", "share")).make(rows, labels["note"])

@@ -10,7 +10,6 @@ and fixed as a class.
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import pytest
@@ -79,10 +78,8 @@ def moe_step_trace() -> dict:
 
 
 @pytest.fixture(scope="module")
-def moe(tmp_path_factory):
-    path = tmp_path_factory.mktemp("moe") / "moe.json"
-    path.write_text(json.dumps(moe_step_trace()))
-    return analyze(path, AnalyzeOptions(load=LoadOptions()))
+def moe(analyse_trace):
+    return analyse_trace("moe", moe_step_trace())
 
 
 def test_expert_parallel_kernels_are_communication_by_name():
@@ -147,8 +144,6 @@ def test_overlap_claims_no_more_than_the_compute_it_can_hide_behind():
     overlapping the collectives gives back at most that compute's time; the slow link is the straggler's claim."""
     from tests_support import SAMPLES
 
-    from advisor.api import AnalyzeOptions, analyze
-    from advisor.kinds.base import LoadOptions
 
     analysis = analyze(SAMPLES / "torch_tp_slow_link", AnalyzeOptions(load=LoadOptions()))
     exposed = next(f for f in analysis.findings if f.name == "exposed-communication")

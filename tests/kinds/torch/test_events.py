@@ -20,7 +20,7 @@ SAMPLES = Path(__file__).resolve().parents[3] / "samples"
 NCCL = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
 # the host's own pace split (pace.py) and the median kernel launch (launches.py): issue 34, classes 4 and 7
 PACE = ("launch_time_median", "launch_idle", "launch_idle_fraction", "launch_call_idle", "launch_call_idle_fraction",
-        "cpu_op_idle", "cpu_op_idle_fraction", "cpu_op_top_idle")
+        "cpu_op_idle", "cpu_op_idle_fraction", "cpu_op_top_idle", "untraced_host_idle", "untraced_host_idle_fraction")
 METRICS = (*PACE, "total_time", "trace_span", "event_coverage", "step_count", "partial_step_count", "step_time_median",
            "step_time_mean",
            "step_time_max",

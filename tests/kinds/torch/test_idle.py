@@ -93,7 +93,8 @@ def test_a_device_wait_is_idle_time_not_work():
 def test_the_summary_gaps_are_the_longest_idle_gaps_in_the_window():
     b = step_with(builders.TraceBuilder()).launch("A", 1, 4, 10, 20).launch("B", 35, 4, 40, 20)
     summary, _ = summarize(b.build())
-    assert [(g.start, g.duration) for g in summary.gaps] == [(0.0, us(10)), (us(30), us(10)), (us(60), us(40))]
+    # longest first, the window's head and tail among them (of equal ones the later first)
+    assert [(g.start, g.duration) for g in summary.gaps] == [(us(60), us(40)), (us(30), us(10)), (0.0, us(10))]
     idle_table = summary.breakdown("idle_breakdown")
     assert [k for k, _ in idle_table.rows] == ["host wait", "kernel wait", "other"]
     assert idle_table.value("host wait", "time") == us(60)

@@ -21,6 +21,7 @@ from typing import Any
 from advisor.core.errors import AdvisorError
 from advisor.core.events import Codes, EventTable, EventTrace, Kept, code_type, first_rows, int32_if_fits
 from advisor.core.model import Profile, SourceInfo
+from advisor.core.units import plural
 from advisor.inputs.perfetto.flows import flow_edges
 from advisor.inputs.perfetto.names import Names, NameTable
 from advisor.inputs.perfetto.reader import ReadResult
@@ -145,10 +146,6 @@ def _merge(texts: list[str]) -> tuple[Any, tuple[str, ...]]:
     return codes, tuple(texts) if keep is None else tuple(texts[i] for i in keep.tolist())
 
 
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
-
-
 def _name_format(names: Sequence[str], codes: Any) -> str:
     data = knowledge.names_data()
     try:
@@ -174,16 +171,16 @@ def _sentences(r: Resolved, result: ReadResult, unclosed: int, unknown: tuple[st
     if result.problem is not None:
         out.append(result.problem.sentence())
     if unclosed:
-        out.append(f"{_plural(unclosed, 'slice')} began and never ended: left out")
+        out.append(f"{plural(unclosed, 'slice')} began and never ended: left out")
     if backwards:
-        out.append(f"{_plural(backwards, 'slice')} ended before they began: their durations are unavailable")
+        out.append(f"{plural(backwards, 'slice')} ended before they began: their durations are unavailable")
     if r.unmatched_ends:
-        out.append(f"{_plural(r.unmatched_ends, 'END event')} had no open slice on their track: ignored")
+        out.append(f"{plural(r.unmatched_ends, 'END event')} had no open slice on their track: ignored")
     if r.dropped:
-        out.append(f"{_plural(r.dropped, 'packet')} needed interned data their sequence does not have (never "
+        out.append(f"{plural(r.dropped, 'packet')} needed interned data their sequence does not have (never "
                    "cleared, or an unknown id): dropped, as Perfetto does")
     if r.skipped:
-        out.append(f"{_plural(r.skipped, 'packet')} could not be decoded: skipped")
+        out.append(f"{plural(r.skipped, 'packet')} could not be decoded: skipped")
     if r.unknown_clocks:
         clocks = ", ".join(str(c) for c in sorted(r.unknown_clocks))
         out.append(f"timestamps on clock {clocks}, which no clock snapshot defines: read as ns")
@@ -292,8 +289,8 @@ def build(path: Path, result: ReadResult) -> Profile:
             if result.gzip_note:
                 what = f"{result.gzip_note}; {what}"
             raise AdvisorError(str(path), f"not a Perfetto trace: {what}")
-        raise AdvisorError(str(path), f"a Perfetto trace without slices ({_plural(r.packets, 'packet')}, "
-                                      f"{_plural(r.instants, 'instant event')}): nothing to analyse")
+        raise AdvisorError(str(path), f"a Perfetto trace without slices ({plural(r.packets, 'packet')}, "
+                                      f"{plural(r.instants, 'instant event')}): nothing to analyse")
     rules = knowledge.track_rules()
     resolved = track_rules.resolve(r.track_keys, r.tracks, r.processes, r.threads, rules)
     order = [*(key for key, _ in rules.categories), knowledge.OTHER]
@@ -372,8 +369,8 @@ def build(path: Path, result: ReadResult) -> Profile:
                      "`pip install --force-reinstall protobuf` for speed")
     info = {"generation": generation, "devices": str(len(device_labels)), "chiplets": str(len(units)),
             "name_format": _name_format(names.names, names.codes[:known_slices] if known_slices else names.codes)}
-    shape = (f"Perfetto trace: {_plural(n, 'slice')} on {_plural(len(track_infos), 'track')}, "
-             f"{_plural(len(device_labels), 'device')}")
+    shape = (f"Perfetto trace: {plural(n, 'slice')} on {plural(len(track_infos), 'track')}, "
+             f"{plural(len(device_labels), 'device')}")
     source = SourceInfo(path=str(path), format=GZIP_FORMAT if result.gzip else FORMAT, shape=shape)
     return Profile(source=source, values={"total_time": (cols["last"] - cols["t0"]) * NS}, info=info,
                    notes=tuple(notes), trace=trace, units={"total_time": "s"}, kind="rbln")

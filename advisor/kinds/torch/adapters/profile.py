@@ -13,6 +13,7 @@ from typing import Any
 from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace
 from advisor.core.model import Profile, SourceInfo
+from advisor.core.units import plural
 from advisor.inputs.limits import check_json_value
 from advisor.kinds.conventions import conventions, normalise
 from advisor.kinds.torch import KIND
@@ -129,25 +130,21 @@ def metadata(members: Mapping[str, Any], built: Built, found: Collected, path: P
     return meta
 
 
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n:,} {one if n == 1 else (many or one + 's')}"
-
-
 def warnings(members: Mapping[str, Any], built: Built, found: Collected, meta: Mapping[str, Any]) -> list[str]:
     """The trace's own caveats, one sentence each."""
     out = []
     if found.malformed:
-        out.append(f"{_plural(found.malformed, 'entry', 'entries')} of traceEvents are not Kineto events (not an "
+        out.append(f"{plural(found.malformed, 'entry', 'entries')} of traceEvents are not Kineto events (not an "
                    "object, or ph, cat or name not text): left out")
     for table, n in built.skipped.items():
         if n:
-            out.append(f"{_plural(n, f'{table} event')} without a usable ts or dur (missing, not a number, "
+            out.append(f"{plural(n, f'{table} event')} without a usable ts or dur (missing, not a number, "
                        "negative or past any clock): left out")
     if not any(len(built.tables[n]) for n in t.DEVICE_TABLES):
         out.append(_ranges(found) if found.counter_ranges else
                    "no device events (kernels, copies, sets): a CPU-only trace; device figures are unavailable")
     elif found.counter_ranges:
-        out.append(f"{_plural(found.counter_ranges, kineto().counter_ranges + ' event')} (CUPTI hardware counters at "
+        out.append(f"{plural(found.counter_ranges, kineto().counter_ranges + ' event')} (CUPTI hardware counters at "
                    "evenly spaced times, not when the kernels ran): left out")
     if "distributedInfo" not in members:
         rank = f"rank {meta[t.META_RANK]} from the file name" if t.META_RANK in meta else "rank unknown"
@@ -163,8 +160,8 @@ def _ranges(found: Collected) -> str:
     """What a CUPTI range-profiler trace holds, what it cannot tell and why."""
     names = list(found.counters)
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more" if len(names) > 3 else "")
-    counters = f"{_plural(len(names), 'hardware counter')} ({shown})" if names else "hardware counters"
-    return (f"a CUPTI range-profiler trace: {_plural(found.counter_ranges, kineto().counter_ranges + ' event')} (one "
+    counters = f"{plural(len(names), 'hardware counter')} ({shown})" if names else "hardware counters"
+    return (f"a CUPTI range-profiler trace: {plural(found.counter_ranges, kineto().counter_ranges + ' event')} (one "
             f"per kernel, or per range) hold {counters} measured by replaying the work; Kineto spreads them evenly "
             "over the profiled span, not when the kernels ran, and the range profiler records no kernels, copies "
             "or sets, so device busy and idle, overlap, kernel times and launch delays are unavailable; the host's "
@@ -176,8 +173,8 @@ def _shape(built: Built, found: Collected) -> str:
     counts = [(n, len(built.tables[n])) for n in (t.KERNEL, t.MEMCPY, t.MEMSET, t.RUNTIME, t.CPU_OP, t.ANNOTATION)]
     listed = ", ".join(f"{c:,} {n}" for n, c in counts if c)
     total = sum(len(table) for table in built.tables.values())
-    ranges = f"; {_plural(found.counter_ranges, 'CUPTI counter range')}, untimed" if found.counter_ranges else ""
-    return f"Kineto trace: {_plural(total, 'complete event')}" + (f" ({listed})" if listed else "") + ranges
+    ranges = f"; {plural(found.counter_ranges, 'CUPTI counter range')}, untimed" if found.counter_ranges else ""
+    return f"Kineto trace: {plural(total, 'complete event')}" + (f" ({listed})" if listed else "") + ranges
 
 
 def profile(path: Path, members: Mapping[str, Any], built: Built, found: Collected, gzip: bool) -> Profile:
@@ -187,7 +184,7 @@ def profile(path: Path, members: Mapping[str, Any], built: Built, found: Collect
     if built.t0_us is None or built.end_us is None:
         left = sum(built.skipped.values())
         raise AdvisorError(where, "a Kineto trace without usable complete events (ph X with ts and dur)"
-                                  + (f": {_plural(left, 'event')} without a usable time" if left else ""))
+                                  + (f": {plural(left, 'event')} without a usable time" if left else ""))
     meta = metadata(members, built, found, path)
     caveats = tuple(warnings(members, built, found, meta))
     coverage = built.coverage

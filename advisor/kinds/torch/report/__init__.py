@@ -26,9 +26,11 @@ TOP_KERNELS = 15  # rows of the top-kernels table
 KERNEL_NAME = 80  # characters of a kernel's name shown (templated CUDA names run to thousands)
 STEP_BARS = 24  # up to this many steps, a bar per step; more, a line of durations
 # What the trace's tables are called in the setup row and the CPU-only section (tables.py names them).
-EVENT_WORDS = (("kernel", "kernels"), ("memcpy", "copies"), ("memset", "sets"), ("runtime", "runtime calls"),
-               ("cpu_op", "operators"), ("annotation", "annotations"), ("gpu_annotation", "device annotations"),
-               ("sync", "synchronisation records"))
+EVENT_WORDS = (("kernel", "kernel", "kernels"), ("memcpy", "copy", "copies"), ("memset", "set", "sets"),
+               ("runtime", "runtime call", "runtime calls"), ("cpu_op", "operator", "operators"),
+               ("annotation", "annotation", "annotations"),
+               ("gpu_annotation", "device annotation", "device annotations"),
+               ("sync", "synchronisation record", "synchronisation records"))
 
 
 @cache
@@ -126,7 +128,7 @@ def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     rows.append(("Analysed window", _window(analysis, view)))
     t = analysis.trace
     if t is not None:
-        counts = [f"{t.events[key]:,} {words}" for key, words in EVENT_WORDS if t.events.get(key)]
+        counts = [fmt.plural(t.events[key], one, many) for key, one, many in EVENT_WORDS if t.events.get(key)]
         skipped = sum(t.skipped.values())
         rows.append(("Events", (", ".join(counts) or "no events") + (f"; {skipped:,} events without a usable time "
                                                                     "left out" if skipped else "")))
@@ -173,7 +175,7 @@ def _temporal_section(analysis: Analysis, view: View) -> Section | None:
     """HTA's temporal breakdown: compute, communication or memory only, idle, as shares of each rank's window."""
     parts = layout()["temporal"]
     labels, series = _temporal_series(analysis, view, parts)
-    if not labels:
+    if not labels or all(v is None for s in series for v in s):  # nothing measured (filtered ranks): no empty chart
         return None
     rows = tuple((escape(label), *(fmt.percent(s[i]) for s in series)) for i, label in enumerate(labels))
     headers = ("Rank" if analysis.entries else "Trace", *(escape(label) for _, label in parts))
@@ -319,7 +321,7 @@ def _host_section(view: View) -> Section | None:
     return Section("Synchronisations and data loading", (Paragraph(
         "Host time in synchronising calls (the runtime's device, stream and event synchronisations, aten::item, "
         "aten::_local_scalar_dense: the host waits for the device; data/kernels.yaml `syncs`) and in the "
-        "DataLoader's __next__ (the step waits for its batch)."), table), "host")
+        "DataLoader's `__next__` (the step waits for its batch)."), table), "host")
 
 
 def _memory_section(view: View) -> Section | None:
@@ -355,7 +357,7 @@ def _holdings_section(analysis: Analysis, view: View) -> Section | None:
     if _has_device(view):
         return None
     t = analysis.trace
-    counts = [(words.capitalize(), f"{t.events[key]:,}") for key, words in EVENT_WORDS if t and t.events.get(key)]
+    counts = [(many.capitalize(), f"{t.events[key]:,}") for key, _, many in EVENT_WORDS if t and t.events.get(key)]
     measured = [(escape(label), view.show(name)) for name, label in (*layout()["host_rows"], *layout()["comm_rows"])
                 if view.raw(name) is not None]  # what it has: a figure it cannot measure is left out
     rows = tuple(counts) + tuple(measured)
@@ -371,8 +373,9 @@ PLACES = ("utilisation", "memory", "trace")  # where sections() puts its section
 def sections(analysis: Analysis) -> dict[str, list[Section]]:
     view = View(analysis)
     t = analysis.trace
+    # a filtered trace's busy time is a sample's: no chart of it beside a TL;DR that withholds every busy figure
     utilisation = [_holdings_section(analysis, view), _temporal_section(analysis, view), idle_section(t, view),
-                   _timeline_section(t) if t else None]
+                   _timeline_section(t) if t and not _filtered(analysis, view) else None]
     # a filtered trace's gaps are where events were taken out, not idle time: no table of them (its TL;DR says so)
     trace = [_kernels_section(t) if t else None, _comm_section(view), _steps_section(t, view) if t else None,
              _launch_section(t, view), _host_section(view) if _has_device(view) else None, _ranks_section(analysis),
