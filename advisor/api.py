@@ -24,6 +24,7 @@ from advisor.kinds import LoadOptions, detect
 from advisor.kinds import get as get_kind
 from advisor.kinds.base import DEFAULT_MAX_RANKS, Progress
 from advisor.kinds.check import check_saved_tables
+from advisor.kinds.contract import summarize_events
 from advisor.metrics.derive import derive, hardware_env
 from advisor.metrics.hardware import resolve
 from advisor.overview import with_overview
@@ -124,7 +125,7 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
     metadata = profile.trace.metadata if profile.trace is not None else None
     hw = resolve(kind, {**profile.values, **profile.info}, hardware_override, metadata)
     events = kind.events() if profile.trace is not None else None
-    trace, from_events = (events.summarize(profile.trace, profile.values.get("total_time")) if events
+    trace, from_events = (summarize_events(events, profile.trace, profile.values.get("total_time"), hw) if events
                           else (None, None))
     metrics = derive(profile, hw, ruleset, from_events)
     selection = selection or Selection()

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.core.errors import AdvisorError
+from advisor.core.expr import ExprError, compile_expression
 from advisor.kinds.neuron.adapters import load_profiles
-from advisor.packs.expr import ExprError, compile_expression
 
 MANY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 
 from advisor import kinds
 from advisor.core.errors import AdvisorError, suggest
+from advisor.core.expr import annotated
 from advisor.core.model import SEVERITIES, Bound, Evidence, Finding, Hardware, Metric, NotApplicable, RuleOutcome
 from advisor.engine import budget
 from advisor.metrics.derive import hardware_env
-from advisor.packs.expr import annotated
 from advisor.packs.message import format_message, format_text
 from advisor.packs.model import RuleDef, RuleSet, split_kind
 from advisor.packs.validate import param_problem

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError, Problems, suggest
+from advisor.core.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.core.model import Amdahl, Evidence, Expectation, Hypothesis, Investigation, Metric
 from advisor.core.numbers import EXPECTATION_TOLERANCE, as_number, relative_difference
 from advisor.core.yamlsafe import load_yaml_file
 from advisor.investigation.scalars import checked_date
-from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 
 KEYS = ("title", "tracker", "date", "context", "workload", "expectations", "hypotheses")
 WORKLOAD_KEYS = ("baseline", "optimized", "target_speedup")

@@ -19,7 +19,7 @@ from advisor.core.errors import AdvisorError, suggest
 
 if TYPE_CHECKING:
     from advisor.core.events import EventTrace
-    from advisor.core.model import Analysis, Profile
+    from advisor.core.model import Analysis, Hardware, Profile
     from advisor.core.trace import TraceSummary
     from advisor.kinds.base import LoadOptions, ProfileKind
 
@@ -40,7 +40,9 @@ class KindAdapters(Protocol):
 
 
 class KindEvents(Protocol):
-    """`events` (optional): what a full event trace adds, as a summary and metrics in machine units."""
+    """`events` (optional): what a full event trace adds, as a summary and metrics in machine units. A kind whose
+    summary needs the device's figures (the torch kind's operator roofline) takes them as `hardware=`; one that
+    does not may leave the keyword out (api.py passes it only where the function declares it)."""
 
     def summarize(self, trace: EventTrace,
                   total_time: float | None) -> tuple[TraceSummary, dict[str, float | None]]: ...
@@ -162,3 +164,12 @@ def _require(kind: ProfileKind, module: ModuleType, functions: Mapping[str, int]
             raise AdvisorError(f"profile kind '{kind.name}' ({where(module)})",
                                f"{name}() cannot be called with {arguments} argument(s), as the contract "
                                f"calls it") from None
+
+
+def summarize_events(events: KindEvents, trace: EventTrace, total_time: float | None,
+                     hardware: Hardware | None) -> tuple[TraceSummary, dict[str, float | None]]:
+    """The kind's trace summary, given the device's figures where its summarize declares `hardware` (an
+    out-of-tree kind written before the keyword existed keeps working)."""
+    if "hardware" in inspect.signature(events.summarize).parameters:
+        return events.summarize(trace, total_time, hardware=hardware)  # type: ignore[call-arg]
+    return events.summarize(trace, total_time)

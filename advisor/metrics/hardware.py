@@ -10,11 +10,11 @@ from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.errors import AdvisorError
+from advisor.core.expr import compile_expression
 from advisor.core.model import Hardware
 from advisor.core.numbers import as_number
 from advisor.core.yamlsafe import load_yaml_file
 from advisor.kinds.base import ProfileKind
-from advisor.packs.expr import compile_expression
 
 
 def table(kind: ProfileKind) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from advisor.core.errors import AdvisorError, Problems
-from advisor.packs.expr import Expression
+from advisor.core.expr import Expression
 
 
 class PackError(Problems):

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.core.errors import suggest
+from advisor.core.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.core.model import SEVERITIES
 from advisor.core.numbers import as_number
 from advisor.core.units import Units
-from advisor.packs.expr import ExprError, Expression, compile_expression, fraction_mistakes
 from advisor.packs.message import check_template, text_placeholders
 from advisor.packs.model import BoundDef, Example, InputDef, MetricDef, RuleDef, split_kind
 

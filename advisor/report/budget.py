@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from advisor.core import units as fmt
+from advisor.core.expr import annotated
 from advisor.core.model import Analysis, Bound
 from advisor.engine.budget import bound_values, together_and_bound
-from advisor.packs.expr import annotated
 from advisor.report.document import Paragraph, Section, Table, code, escape
 from advisor.report.view import subject
 

@@ -157,6 +157,36 @@ def _roofline(spec: dict[str, Any]):
     return fig
 
 
+def _operator_roofline(spec: dict[str, Any]):
+    """The device's roofline (the matrix units' peak and the ordinary pipes', the bandwidth) with one point per
+    operator at its intensity and achieved FLOP/s, sized by its kernel time; the largest few labelled."""
+    bandwidth = max(spec["bandwidth"], 1 / MAGNITUDE)
+    peaks = [(str(label), max(value, 1 / MAGNITUDE)) for label, value in spec["peaks"]]
+    points = [(str(p["label"]), max(p["ai"], 1 / MAGNITUDE), max(p["achieved"], 1 / MAGNITUDE), max(p["time"], 0.0))
+              for p in spec["points"]]
+    top = max(v for _, v in peaks)
+    ais = [ai for _, ai, _, _ in points] + [v / bandwidth for _, v in peaks]
+    lo, hi = min(ais) / 10, max(ais) * 10
+    xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
+    fig, ax = _figure(3.8)
+    styles = ("-", "--", ":")
+    for (label, peak), style in zip(peaks, styles, strict=False):
+        ax.loglog(xs, [min(peak, x * bandwidth) for x in xs], color=COLOURS["main"], linewidth=1.4, linestyle=style,
+                  label=_text(f"{label}: {fmt.rate(peak, 'FLOP/s')}"))
+    largest = max((t for *_, t in points), default=1.0) or 1.0
+    ax.scatter([ai for _, ai, _, _ in points], [a for _, _, a, _ in points],
+               s=[20 + 280 * t / largest for *_, t in points], color=COLOURS["accent"], alpha=0.6, linewidths=0)
+    for i, (label, ai, achieved, _) in enumerate(points[:5]):  # staggered: close points' labels do not overprint
+        ax.annotate(_text(label), (ai, achieved), textcoords="offset points", xytext=(8, 14 - 11 * i), fontsize=7,
+                    arrowprops={"arrowstyle": "-", "color": COLOURS["muted"], "linewidth": 0.5})
+    ax.set_ylim(min(a for _, _, a, _ in points) / 5 if points else top / 1e4, top * 3)
+    ax.set_xlabel("arithmetic intensity (FLOP/B)")
+    ax.set_ylabel("FLOP/s")
+    ax.grid(which="major", color=COLOURS["grid"], linewidth=0.6)
+    ax.legend(loc="lower right", fontsize=7, frameon=False)
+    return fig
+
+
 def _amdahl(spec: dict[str, Any]):
     f, measured_s, measured = spec["fraction"], spec["step_speedup"], spec["measured"]
     top = max(100.0, (measured_s or 1) * 4, (spec.get("needed") or 1) * 2)
@@ -187,7 +217,8 @@ def _amdahl(spec: dict[str, Any]):
 
 
 DRAW: dict[str, Callable[[dict[str, Any]], Any]] = {
-    "hbar": _hbar, "byte_bars": _byte_bars, "roofline": _roofline, "amdahl": _amdahl,
+    "hbar": _hbar, "byte_bars": _byte_bars, "roofline": _roofline, "operator_roofline": _operator_roofline,
+    "amdahl": _amdahl,
 }
 
 

@@ -4,9 +4,9 @@ hypotheses judged by the profile, and what it all means."""
 from __future__ import annotations
 
 from advisor.core import units as fmt
+from advisor.core.expr import annotated
 from advisor.core.model import Amdahl, Analysis
 from advisor.kinds import get as get_kind
-from advisor.packs.expr import annotated
 from advisor.report.budget import together
 from advisor.report.document import Bullets, Chart, CodeBlock, Paragraph, Section, Table, code, escape
 from advisor.report.findings import measured_words, root_causes

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from advisor.core.expr import compile_expression
 from advisor.core.model import Evidence, Finding
 from advisor.engine import budget
-from advisor.packs.expr import compile_expression
 from advisor.packs.model import BoundDef
 
 

@@ -35,6 +35,9 @@ NAMES = {
     "TRC010": "low-occupancy-kernels",
     # the device as the limit, and the minimum evidence for any verdict (device_bound.yaml, evidence.yaml)
     "TRC020": "device-bound", "TRC021": "too-little-evidence", "TRC022": "unexplained-queued-wait",
+    # what runs on the device, by operator against its roofline (operators.yaml; issue 35)
+    "TRC030": "fp32-matmul", "TRC031": "gemm-below-roofline", "TRC032": "unfused-elementwise",
+    "TRC033": "attention-not-fused", "TRC034": "memory-bound-op",
     # cross-member rules: they read advisor/metrics/members.py's metrics of a rank folder
     "TRC040": "straggler-rank", "TRC041": "straggler-rank-device", "TRC042": "straggler-rank-host",
     "TRC043": "straggler-rank-comm", "TRC044": "rank-compute-imbalance",

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from tests_support import FIXTURES
 
 from advisor.cli import main
+from advisor.core.expr import compile_expression
 from advisor.core.model import Metric
 from advisor.engine.evaluate import evaluate
-from advisor.packs.expr import compile_expression
 from advisor.packs.load import load_packs
 from advisor.packs.message import MAX_PRECISION, MAX_WIDTH, check_spec, format_message, format_value
 from advisor.packs.model import PackError

@@ -365,10 +365,12 @@ def _relabelled(kind: str, packs_too: bool = False, hardware: bool = True):
     ("mp2", _relabelled("ncu"), "kind: 'ncu', but its rule pack 'neuron' applies to neuron profiles only: this is "
                                 "no NVIDIA Nsight Compute analysis"),
     ("mp2", _relabelled("torch", packs_too=True), "hardware.values.base_clock_hz: not a hardware figure of PyTorch "
-                                                  "profiler (Kineto) analyses (sm_count, device_memory)"),
+                                                  "profiler (Kineto) analyses (sm_count, device_memory, "
+                                                  "peak_flops_fp32, peak_flops_tf32, peak_flops_bf16, "
+                                                  "peak_flops_fp8, memory_bandwidth)"),
     ("trace", _relabelled("torch", packs_too=True, hardware=False),
      "trace.breakdowns: 'hotspots_hlo' is not a table of PyTorch profiler (Kineto) analyses (steps, kernel_classes, "
-     "top_kernels, idle_breakdown, host_pace, streams)"),
+     "top_kernels, idle_breakdown, host_pace, operator_families, top_operators, streams)"),
 ])
 def test_an_analysis_relabelled_as_another_kind_is_refused(mp2_data, trace_data, tmp_path, capsys, sample, edit,
                                                            expected):

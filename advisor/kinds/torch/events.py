@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.core.events import EventTrace
+from advisor.core.model import Hardware
 from advisor.core.trace import DMA_SIZE_EDGES, EngineBusy, Gap, TraceSummary
 from advisor.kinds.torch import tables as T
 from advisor.kinds.torch.breakdowns import idle_breakdown, kernel_classes, streams, top_kernels
@@ -18,6 +19,7 @@ from advisor.kinds.torch.device import Device, build
 from advisor.kinds.torch.host import blocking_stack, dataloader_metrics, loader_segments, sync_metrics, sync_segments
 from advisor.kinds.torch.idle import idle_split, work_segments
 from advisor.kinds.torch.launches import blocking_calls, launch_metrics, link, queue_lengths, runtime
+from advisor.kinds.torch.operators import OPERATOR_METRICS, operator_breakdowns, operator_metrics, tie
 from advisor.kinds.torch.owners import host_pace, loader_free_steps, owned_idle
 from advisor.kinds.torch.pace import pace_breakdown
 from advisor.kinds.torch.window import Window, share, step_metrics, steps_breakdown, window
@@ -40,7 +42,7 @@ DEVICE_METRICS = (
     "dataloader_idle", "sync_idle", "sync_idle_fraction", "idle_host_wait_other", "idle_host_wait_other_fraction",
     "occupancy_mean", "low_occupancy_time_fraction", "launch_lead_median", "launch_time_median", "launch_idle",
     "launch_idle_fraction", "launch_call_idle", "launch_call_idle_fraction", "cpu_op_idle", "cpu_op_idle_fraction",
-    "cpu_op_top_idle", "untraced_host_idle", "untraced_host_idle_fraction")
+    "cpu_op_top_idle", "untraced_host_idle", "untraced_host_idle_fraction", *OPERATOR_METRICS)
 
 
 
@@ -112,8 +114,10 @@ def _warnings(trace: EventTrace, w: Window) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
-    """The trace summary for the report, and the event-derived metrics (machine units) for the rules."""
+def summarize(trace: EventTrace, total_time: float | None = None,
+              hardware: Hardware | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
+    """The trace summary for the report, and the event-derived metrics (machine units) for the rules; `hardware`
+    (the device's peaks, data/hardware.yaml or --hardware) bounds each operator by its roofline (operators.py)."""
     import numpy as np
 
     know = knowledge()
@@ -164,6 +168,8 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     m["queue_length_max"] = float(longest.max()) if len(longest) else None
     m["queue_length_mean"] = float(mean.max()) if len(mean) else None
     m["launch_lead_median"] = _lead(dev, links, kernels)
+    found = tie(trace, dev, rt, links, kernels)  # each kernel's operator, and the operators' work (issue 35)
+    m.update(operator_metrics(found, hardware))
     m.update(sync_metrics(syncs, length, len(w.numbers)))
     pace = host_pace(idle, loader, syncs, w, trace)  # the host's own pace, by what fills it (pace.py)
     m.update(owned_idle(idle, loader, syncs, w, trace, pace))
@@ -174,7 +180,8 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     kernel_starts = dev.start[dev.kernels() & work]  # in start order already
     tables = (steps_breakdown(w, segments(*clipped_work), kernel_starts) if w.from_steps else None,
               kernel_classes(dev, know, in_work), top_kernels(dev, know, in_work),
-              idle_breakdown(idle.time, length), pace_breakdown(pace, length), streams(dev, work, longest))
+              idle_breakdown(idle.time, length), pace_breakdown(pace, length), streams(dev, work, longest),
+              *operator_breakdowns(found, hardware))
     groups = {"compute": compute, "communication": comm, "memory": memory}
     engines = []
     for key, title, is_compute in ENGINES:

@@ -35,6 +35,10 @@ PAGEABLE = "pageable"  # 1.0 pageable host memory, 0.0 pinned or device, NaN unk
 COLLECTIVE = "collective"  # Codes: allreduce, broadcast, … or "" (cpu_op record_param_comms)
 MESSAGE_BYTES = "message_bytes"  # bytes of the collective's input message, NaN unknown (cpu_op)
 GROUP_SIZE = "group_size"  # ranks in the collective's group, NaN unknown (cpu_op)
+# record_shapes=True (cpu_op): Codes of each input list as compact JSON text, "" when not recorded
+INPUT_DIMS = "input_dims"  # [[16, 559, 1024], [], …]: one shape per input ([] for a scalar or none)
+INPUT_TYPES = "input_types"  # ["c10::BFloat16", "Scalar", …]
+CONCRETE_INPUTS = "concrete_inputs"  # ["", "True", "0.125", …]: scalar arguments as text
 
 # EventTrace.metadata keys (absent when the trace does not say).
 META_DEVICE_NAME = "device_name"  # "NVIDIA A100-PG509-200", "AMD Radeon Graphics", "ARTEMIS"

@@ -65,7 +65,8 @@ def test_two_traces_fixed_and_new_findings(pair):
 
 def test_two_traces_kernel_class_and_top_kernel_deltas(pair):
     tables = {b.name: b for b in pair.breakdowns}
-    assert set(tables) == {"kernel_classes", "top_kernels", "idle_breakdown"}
+    # and the operators (issue 35): tied to kernels, though these generated traces record no shapes
+    assert set(tables) == {"kernel_classes", "top_kernels", "idle_breakdown", "operator_families", "top_operators"}
     classes = {r.key: r for r in tables["kernel_classes"].rows}
     assert tables["kernel_classes"].unit == "s"
     assert classes["GEMM"].verdict == "unchanged"  # the same matrix multiplies, compiled or not

@@ -21,8 +21,14 @@ NCCL = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, nccl
 # the host's own pace split (pace.py) and the median kernel launch (launches.py): issue 34, classes 4 and 7
 PACE = ("launch_time_median", "launch_idle", "launch_idle_fraction", "launch_call_idle", "launch_call_idle_fraction",
         "cpu_op_idle", "cpu_op_idle_fraction", "cpu_op_top_idle", "untraced_host_idle", "untraced_host_idle_fraction")
-METRICS = (*PACE, "total_time", "trace_span", "event_coverage", "step_count", "partial_step_count", "step_time_median",
-           "step_time_mean",
+# what runs on the device by operator (operators.py): issue 35
+OPERATORS = ("op_tied_fraction", "op_modelled_fraction", "fp32_matmul_time", "fp32_matmul_tf32_roofline_time",
+             "softmax_time", "matmul_time", "matmul_flops", "matmul_roofline_time", "attention_time",
+             "convolution_time", "normalization_time", "normalization_flops", "normalization_bytes",
+             "normalization_roofline_time", "reduction_time", "reduction_roofline_time", "elementwise_time",
+             "elementwise_flops", "elementwise_bytes", "elementwise_roofline_time", "embedding_time")
+METRICS = (*PACE, *OPERATORS, "total_time", "trace_span", "event_coverage", "step_count", "partial_step_count",
+           "step_time_median", "step_time_mean",
            "step_time_max",
            "step_time_min", "step_time_cv", "first_step_time", "first_step_ratio", "warmup_fraction", "device_busy",
            "device_idle", "device_busy_fraction", "device_idle_fraction", "compute_time", "compute_fraction",

@@ -82,7 +82,8 @@ def section(analysis, anchor):
 
 def test_the_report_module_honours_the_kind_contract():
     kinds.check(kinds.get("torch"))
-    assert set(torch_report.PLACES) == {"utilisation", "memory", "trace"}
+    # roofline: the operators (issue 35)
+    assert set(torch_report.PLACES) == {"utilisation", "memory", "roofline", "trace"}
 
 
 def test_a_gpu_trace_gets_every_section_with_units():

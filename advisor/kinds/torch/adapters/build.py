@@ -179,6 +179,9 @@ def _table(name: str, cols: TableColumns, keep: Any, t0: float) -> EventTable:
                       t.REGISTERS: registers, t.OCCUPANCY: occupancy})
     if name in (t.KERNEL, t.CPU_OP):
         extra.update(_comms(cols, keep))
+    if name == t.CPU_OP:
+        extra.update({t.INPUT_DIMS: _codes(cols, "input_dims", keep), t.INPUT_TYPES: _codes(cols, "input_types", keep),
+                      t.CONCRETE_INPUTS: _codes(cols, "concrete", keep)})
     if name == t.MEMCPY:
         extra.update(_copies(cols, keep, names))
     if name in (t.MEMCPY, t.MEMSET):

@@ -15,7 +15,6 @@ malformed and left out.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ import msgspec
 from advisor.core.events import Interner
 from advisor.kinds.torch import tables as t
 from advisor.kinds.torch.adapters.knowledge import kineto
+from advisor.kinds.torch.adapters.values import dims_text, id_value, json_text, number
 
 BATCH = 8192  # events decoded together (json_events.BATCH)
 MAX_CATEGORIES = 64  # distinct categories counted by name; the rest as one (a hostile file may have millions)
@@ -56,6 +56,10 @@ class Args(msgspec.Struct, gc=False):
     nelems: Any = msgspec.field(default=None, name="In msg nelems")
     dtype: Any = None
     group_size: Any = msgspec.field(default=None, name="Group size")
+    # record_shapes=True: an operator's inputs (issue 35: the work from shapes, operators.py)
+    input_dims: Any = msgspec.field(default=None, name="Input Dims")
+    input_types: Any = msgspec.field(default=None, name="Input type")
+    concrete: Any = msgspec.field(default=None, name="Concrete Inputs")
 
 
 NO_ARGS = Args()
@@ -81,8 +85,9 @@ class Event(msgspec.Struct, gc=False):
 Item = Event | list | str | float | bool | None  # an entry of traceEvents: anything but an object is malformed
 
 # Column kinds: NUM float64 (NaN unknown), ID int-valued float64 (NaN unknown; "0x1f", "stream 7" read),
-# TEXT codes ("" unknown), DIMS codes of "x,y,z" ("" unknown).
-NUM, ID, TEXT, DIMS = "num", "id", "text", "dims"
+# TEXT codes ("" unknown), DIMS codes of "x,y,z" ("" unknown), JSON codes of the value as compact JSON text ("" for
+# none, or one longer than MAX_JSON: an operator's recorded shapes, never a page of them).
+NUM, ID, TEXT, DIMS, JSON = "num", "id", "text", "dims", "json"
 FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "ts": (attrgetter("ts"), NUM), "dur": (attrgetter("dur"), NUM), "name": (attrgetter("name"), TEXT),
     "pid": (attrgetter("pid"), ID), "tid": (attrgetter("tid"), ID),
@@ -92,6 +97,7 @@ FIELDS: dict[str, tuple[Callable[[Any], Any], str]] = {
                                                      "group_size")},
     **{f: (attrgetter(f"args.{f}"), TEXT) for f in ("kind", "collective", "dtype")},
     "grid": (attrgetter("args.grid"), DIMS), "block": (attrgetter("args.block"), DIMS),
+    **{f: (attrgetter(f"args.{f}"), JSON) for f in ("input_dims", "input_types", "concrete")},
 }
 _COMMON = ("ts", "dur", "name", "tid")
 _DEVICE = ("pid", "device", "stream", "correlation", "external_id")  # pid, tid: a device activity's device, stream
@@ -101,50 +107,11 @@ TABLE_FIELDS: dict[str, tuple[str, ...]] = {
     t.MEMCPY: (*_COMMON, *_DEVICE, "bytes", "kind"),
     t.MEMSET: (*_COMMON, *_DEVICE, "bytes"),
     t.RUNTIME: (*_COMMON, "device", "stream", "stream_id", "correlation", "external_id", "size"),
-    t.CPU_OP: (*_COMMON, "external_id", "ev_idx", *_COMMS),
+    t.CPU_OP: (*_COMMON, "external_id", "ev_idx", *_COMMS, "input_dims", "input_types", "concrete"),
     t.ANNOTATION: (*_COMMON, "external_id", "ev_idx"),
     t.GPU_ANNOTATION: (*_COMMON, "pid", "device", "stream", "external_id"),
     t.SYNC: (*_COMMON, *_DEVICE),
 }
-_TRAILING_INT = re.compile(r"(-?\d+)\s*$")
-
-
-def number(value: Any) -> float:
-    """A number, or a number written as text; NaN for anything else."""
-    if isinstance(value, (int, float)):
-        try:
-            return float(value)
-        except OverflowError:  # an integer past float range
-            return float("nan")
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            pass
-        try:
-            return float(int(value, 0))
-        except ValueError:
-            return float("nan")
-    return float("nan")
-
-
-def _id(value: Any) -> float:
-    """An id: a number, "0x1f", "108", or the number ending a label ("stream 7")."""
-    found = number(value)
-    if found != found and isinstance(value, str) and (match := _TRAILING_INT.search(value)):
-        return float(match.group(1))
-    return found
-
-
-def _dims(value: Any) -> str:
-    """A grid or block, [x, y, z] of whole numbers, as "x,y,z"; "" for anything else."""
-    if not isinstance(value, (list, tuple)) or not 0 < len(value) <= 3:
-        return ""
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() for v in value):
-        return ""
-    return ",".join(str(int(v)) for v in value)
-
-
 @dataclass
 class TableColumns:
     """One table's columns, filled a batch at a time (per-batch arrays, joined once at the end). Text is coded
@@ -163,7 +130,7 @@ class TableColumns:
         try:  # the common case: numbers and nulls, converted in C
             return np.fromiter(map(getter, events), np.float64, len(events))
         except (TypeError, ValueError, OverflowError):
-            return np.fromiter(map(number if kind == NUM else _id, map(getter, events)), np.float64, len(events))
+            return np.fromiter(map(number if kind == NUM else id_value, map(getter, events)), np.float64, len(events))
 
     def _texts(self, getter: Callable[[Any], Any], events: list[Event], interner: Interner) -> Any:
         import numpy as np
@@ -180,7 +147,7 @@ class TableColumns:
             key = tuple(value) if type(value) is list else value
             return seen[key]
         except KeyError:
-            code = seen[key] = interner[_dims(value)]
+            code = seen[key] = interner[dims_text(value)]
             return code
         except TypeError:  # nested lists, a mapping: not dims
             return interner[""]
@@ -201,6 +168,8 @@ class TableColumns:
                     seen = self.dims.setdefault(name, {})
                     column = np.fromiter((self._dim(v, interner, seen) for v in map(getter, events)), np.int32,
                                          len(events))
+                elif kind == JSON:
+                    column = np.fromiter((interner[json_text(v)] for v in map(getter, events)), np.int32, len(events))
                 else:
                     column = self._texts(getter, events, interner)
             self.parts.setdefault(name, []).append(column)
@@ -229,7 +198,7 @@ class TableColumns:
         return np.array([index.setdefault(text, len(index)) for text in texts], dtype=np.int32)
 
     def names(self, name: str) -> tuple[str, ...]:
-        if FIELDS[name][1] == DIMS:
+        if FIELDS[name][1] in (DIMS, JSON):
             return tuple(self.interners.get(name) or ())
         return tuple(dict.fromkeys(k if isinstance(k, str) else "" for k in self.interners.get(name) or ()))
 
@@ -310,7 +279,7 @@ class Collected:
         for name in event.args.names:  # type: ignore[union-attr]
             if name in self.counters or len(self.counters) < MAX_COUNTERS:
                 self.counters[name] += 1
-        device = _id(event.pid)
+        device = id_value(event.pid)
         if device == device and 0 <= device < 1 << 20:
             self.range_devices[int(device)] += 1
 

@@ -16,6 +16,7 @@ from advisor.core.model import Analysis
 from advisor.core.trace import Breakdown, TraceSummary
 from advisor.kinds.torch import KIND
 from advisor.kinds.torch.report.idle import idle_section
+from advisor.kinds.torch.report.operators import operators_section
 from advisor.kinds.torch.tables import DEVICE_TABLES
 from advisor.report.document import Chart, Paragraph, Section, Table, escape
 from advisor.report.trace_blocks import breakdown_table, gaps_section, timeline_chart
@@ -367,7 +368,7 @@ def _holdings_section(analysis: Analysis, view: View) -> Section | None:
     return Section("What the trace holds", tuple(blocks), "holdings")
 
 
-PLACES = ("utilisation", "memory", "trace")  # where sections() puts its sections (kinds.contract.PLACES)
+PLACES = ("utilisation", "memory", "roofline", "trace")  # where sections() puts them (kinds.contract.PLACES)
 
 
 def sections(analysis: Analysis) -> dict[str, list[Section]]:
@@ -381,4 +382,4 @@ def sections(analysis: Analysis) -> dict[str, list[Section]]:
              _launch_section(t, view), _host_section(view) if _has_device(view) else None, _ranks_section(analysis),
              gaps_section(t, layout()["blocks"]["gaps"]) if t and not _filtered(analysis, view) else None]
     return {"utilisation": [s for s in utilisation if s], "memory": [s for s in (_memory_section(view),) if s],
-            "trace": [s for s in trace if s]}
+            "roofline": [s for s in (operators_section(analysis),) if s], "trace": [s for s in trace if s]}

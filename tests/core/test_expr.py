@@ -2,7 +2,7 @@ import time
 
 import pytest
 
-from advisor.packs.expr import MAX_LENGTH, ExprError, compile_expression
+from advisor.core.expr import MAX_LENGTH, ExprError, compile_expression
 
 
 def ev(text: str, **env):

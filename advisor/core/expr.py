@@ -26,7 +26,7 @@ Env = Mapping[str, float | None]
 Evaluator = Callable[[Env], Value]
 
 FUNCTIONS = ("min", "max", "abs", "floor", "ceil", "exists", "max_known", "min_known")
-_ONE_ARGUMENT = {"abs": abs, "floor": math.floor, "ceil": math.ceil}
+_ONE_ARGUMENT: dict[str, Callable[[float], float]] = {"abs": abs, "floor": math.floor, "ceil": math.ceil}
 
 
 class ExprError(Exception):
