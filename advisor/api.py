@@ -25,6 +25,7 @@ from advisor.kinds import get as get_kind
 from advisor.kinds.base import DEFAULT_MAX_RANKS, Progress
 from advisor.kinds.check import check_saved_tables
 from advisor.kinds.contract import summarize_events
+from advisor.kinds.entries import choose
 from advisor.metrics.derive import derive, hardware_env
 from advisor.metrics.hardware import resolve
 from advisor.overview import with_overview
@@ -147,32 +148,6 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
         notes=tuple(_notes(profile, hw, metrics, chosen_by)), investigation=investigation, trace=trace,
         vendor_findings=profile.vendor_findings, settings=settings, bounds=result.bounds, kind=profile.kind,
     )
-
-
-def _slowest(profiles: Sequence[Profile]) -> Profile:
-    """The longest total_time, the first among equals (linear: a summary may hold thousands)."""
-    return max(enumerate(profiles), key=lambda ip: (ip[1].values.get("total_time") or 0.0, -ip[0]))[1]
-
-
-def choose(profiles: Sequence[Profile], entry: str | None, where: str, flag: str = "--entry") -> Profile:
-    """The profile to analyse: the named entry, else the one with the longest total_time (the core or
-    kernel that bounds the step, as users' scripts pick).
-
-    An entry is matched by its whole name, then by either word of a two-word name (`12 gemm`: the ID
-    12 or the function gemm), then as an index, then as part of the kernel's signature; among several
-    matches (a kernel launched repeatedly) the slowest is taken."""
-    if entry is None:
-        return _slowest(profiles)
-    names = [p.source.entry or "" for p in profiles]
-    tests = (lambda p, n: n == entry, lambda p, n: entry in n.split(" ", 1),
-             lambda p, n: entry.isdigit() and profiles.index(p) == int(entry),
-             lambda p, n: entry in p.info.get("kernel_name", ""))
-    for test in tests:
-        matches = [p for p, n in zip(profiles, names, strict=True) if test(p, n)]
-        if matches:
-            return _slowest(matches)
-    held = ", ".join(n or "profile" for n in names)
-    raise AdvisorError(where, f"{flag} {entry}: no such entry; the file holds: {held}")
 
 
 def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None = None,

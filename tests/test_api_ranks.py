@@ -88,8 +88,8 @@ def test_analysis_json_keeps_the_overview(tmp_path):
 def test_an_entry_is_matched_by_its_launch_id_before_its_position():
     """Issue 24 item 8 (mutation 16 of the review survived): `--kernel 12` names launch ID 12 (`12 gemm`), which
     need not be the 13th profile of the file; the position is only the fallback."""
-    from advisor.api import choose
     from advisor.core.model import Profile, SourceInfo
+    from advisor.kinds.entries import choose
 
     def launch(entry, name, time):
         return Profile(source=SourceInfo("run.csv", "ncu-csv", "", entry=entry), values={"total_time": time},
@@ -98,4 +98,13 @@ def test_an_entry_is_matched_by_its_launch_id_before_its_position():
     profiles = [launch(f"{i + 10} k{i}", f"k{i}", 1e-3) for i in range(4)]  # launch IDs 10..13 at positions 0..3
     assert choose(profiles, "12", "run.csv", "--kernel") is profiles[2]  # ID 12, not position 12 (none) or 1
     assert choose(profiles, "k3", "run.csv", "--kernel") is profiles[3]  # the function's name, the other word
-    assert choose(profiles, "1", "run.csv", "--kernel") is profiles[1]  # no launch 1: the position
+    with pytest.raises(AdvisorError, match=r"--kernel k: matches 4 different kernels \(10 k0, 11 k1, 12 k2, 13 k3\)"):
+        choose(profiles, "k", "run.csv", "--kernel")  # part of several kernels' names: ambiguous, refused
+    # issue 36: an integer is an ID, never a position where the entries carry IDs, nor text in a signature
+    with pytest.raises(AdvisorError, match=r"--kernel 1: no entry with that ID or rank; the file holds: 10 k0"):
+        choose(profiles, "1", "run.csv", "--kernel")
+    signed = [launch("3 rng", "distribution_kernel<(int)4>(int, PhiloxState)", 1e-3), launch("5 gemm", "gemm", 1e-3)]
+    with pytest.raises(AdvisorError, match="--kernel 4: no entry with that ID"):
+        choose(signed, "4", "run.csv", "--kernel")  # "(int)4" in launch 3's signature is not launch 4
+    bare = [Profile(source=SourceInfo("x", "f", ""), values={"total_time": 1.0}, info={}, kind="ncu")] * 2
+    assert choose(bare, "1", "x", "--entry") is bare[1]  # entries without IDs: the position

@@ -165,6 +165,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     chosen = [r for r in ruleset.rules if r.name in chosen_names]
     bounds, bound_notes = budget.bounds_and_notes(ruleset.bounds, base_env, units)
     bound_values = budget.bound_values(bounds)
+    ceilings: dict[str, float | None] = {}  # each fired rule's estimate, as the rules below it are capped by it
 
     for rule in chosen:
         unmet = [req for req in rule.requires if req not in fired]
@@ -189,14 +190,13 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
                                                 else None)
         notes = [budget.estimate_note(rule.name, problem)] if problem else []
         for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
-            cap = fired[parent].estimated_speedup
+            cap = ceilings[parent]
             if cap is None and by_name[parent].estimated_speedup is not None:
                 speedup = None  # the parent's bound is unknown, so this one cannot be bounded either
             elif speedup is not None and cap is not None:
                 speedup = min(speedup, cap)
         scope = rule.speedup_scope
-        parents = [fired[p].estimated_speedup for p in rule.global_with
-                   if p in fired and fired[p].estimated_speedup is not None]
+        parents = [ceilings[p] for p in rule.global_with if p in fired and ceilings[p] is not None]
         if scope == "local" and parents and speedup is not None:  # Nsight Compute: min(parent, local), global
             speedup, scope = min(speedup, *parents), "global"
         # bounds are shares of total time: they cap a global estimate, never a local one (Nsight Compute)
@@ -206,6 +206,9 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             notes += [bound_notes[n] for n in rule.capped_by if n in bound_notes]  # a bound that caps nothing
         evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
         worded: dict[str, object] = {**env, **texts}
+        ceilings[rule.name] = speedup
+        if rule.caps_only:  # a ceiling for its causes, no gain of its own: no estimate shown, summed or ranked
+            speedup, binding = None, ""
         fired[rule.name] = Finding(
             id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
             title=rule.title, message=" ".join([_message(rule, worded, rule_units), *notes]), root_cause=False,

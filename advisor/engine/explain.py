@@ -19,7 +19,7 @@ SHOWN = {
     "when": "condition", "params": "params", "param_units": "params", "message": "message",
     "root_cause": "root_cause", "recommendation": "recommendation", "estimated_speedup": "estimate",
     "speedup_scope": "estimate", "global_with": "estimate", "capped_by": "estimate", "claims": "estimate",
-    "catch_all": "catch_all", "references": "references", "examples": "examples",
+    "catch_all": "catch_all", "references": "references", "examples": "examples", "caps_only": "estimate",
 }
 # RuleDef field -> why no rendering shows it
 HIDDEN = {"placeholders": "the {names} of the message, which is shown whole"}
@@ -142,6 +142,9 @@ def meaning(rule: RuleDef) -> str:
     becomes global only when a rule of `global_with` fired; bounds cap a global estimate only."""
     parents = f", capped by the estimate of {_names(rule.requires)}" if rule.requires else ""
     bounds = " The bounds below cap it." if rule.capped_by else ""
+    if rule.caps_only:
+        return (f"A ceiling, not a gain: it caps the estimates of the rules that require it or that it makes global"
+                f"{parents}, and the finding claims no time of its own.{bounds}")
     if rule.speedup_scope != "local":
         return f"Share of total time recoverable at most{parents}.{bounds}"
     if not rule.global_with:

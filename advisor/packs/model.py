@@ -136,6 +136,9 @@ class RuleDef:
     capped_by: tuple[str, ...] = ()  # bounds (BoundDef names) the fix cannot move: the estimate is capped by each
     claims: str = ""  # the piece of time the fix shortens, when findings share one (counted once)
     catch_all: bool = False  # a generic rule: ranks after every specific cause, capped by their bounds
+    # its estimate is a ceiling for the rules that require it or that it makes global, not a gain of its own
+    # (Nsight Compute's throughput lead: a gap between two units' busy shares is no time a fix gives back)
+    caps_only: bool = False
     kinds: tuple[str, ...] = ()  # its pack's profile kinds (empty: every kind): `kind/name` names it in each
 
     @property

@@ -35,7 +35,7 @@ _METRIC_KEYS = ("name", "expr", "unit", "better", "description")
 _BOUND_KEYS = ("name", "title", "recoverable", "description")
 _RULE_KEYS = ("id", "name", "aliases", "title", "category", "severity", "requires", "explains", "params", "when",
               "message", "root_cause", "recommendation", "estimated_speedup", "speedup_scope", "global_with",
-              "capped_by", "claims", "catch_all", "references", "examples")
+              "capped_by", "claims", "catch_all", "caps_only", "references", "examples")
 _EXAMPLE_KEYS = ("metrics", "params", "hardware", "expect", "note")
 
 
@@ -279,6 +279,9 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         speedup = check.expression(where, "estimated_speedup", item.get("estimated_speedup"), names)
         share_of_time(check, where, "estimated_speedup", speedup, params)
     capped_by, claims, catch_all = _budget(check, where, item, declared, speedup)
+    caps_only = item.get("caps_only", False) is True
+    if "caps_only" in item and (not isinstance(item["caps_only"], bool) or (caps_only and speedup is None)):
+        check.add(where, "caps_only must be true or false, and true only with an estimated_speedup to cap by")
     message = check.text(where, item, "message")
     worded = names | declared.terms  # a term may be named in the texts, not in an expression
     template = check_template(message, worded, declared.terms)  # as the engine's bounded formatter reads it
@@ -306,7 +309,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
         references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
         aliases=aliases, speedup_scope=str(scope), global_with=global_with, capped_by=capped_by, claims=claims,
-        catch_all=catch_all, kinds=kinds,
+        catch_all=catch_all, caps_only=caps_only, kinds=kinds,
     )
 
 

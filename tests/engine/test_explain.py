@@ -70,6 +70,8 @@ def witnesses(rule: RuleDef, name: str) -> list[str]:
         return [k for ex in value for k in (*ex.metrics, *ex.params, ex.expect, ex.hardware)]
     if name == "catch_all":
         return ["catch"]
+    if name == "caps_only":  # said in the estimate's meaning, when true (test_a_ceiling_says_it_claims_no_time)
+        return ["A ceiling, not a gain"] if value else []
     if isinstance(value, tuple):
         return list(value)
     return [str(value)]
@@ -127,3 +129,11 @@ def test_rules_show_by_former_name_or_with_kind(capsys):
         "neuron/memory-bound); name one as KIND/NAME or give --kind\n")
     assert main(["rules", "show", "ncu/weight-reload"]) == 2
     assert "advisor: error: ncu/weight-reload: no such rule" in capsys.readouterr().err
+
+
+def test_a_ceiling_says_it_claims_no_time():
+    """Issue 36: Nsight Compute's throughput lead caps its causes and is no gain of its own; its page says so."""
+    ruleset = load_packs(kind="ncu")
+    e = explain(ruleset.rule("memory-bound"), ruleset)
+    assert e.estimate is not None and e.estimate.meaning.startswith("A ceiling, not a gain")
+    assert "claims no time of its own" in as_text(e)

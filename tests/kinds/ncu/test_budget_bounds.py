@@ -134,8 +134,10 @@ def test_the_occupancy_and_stall_estimates_share_the_issue_slots_they_are_capped
     stalls, gap = finding(result, "long-scoreboard-stalls"), finding(result, "achieved-occupancy-gap")
     assert stalls.global_speedup == pytest.approx(0.38) and gap.global_speedup == pytest.approx(0.38)
     assert stalls.claim == gap.claim == "issue-slots"
-    # the empty issue slots count once (38 %, not 76 %), beside memory's 21-point lead over compute
-    assert claimed_together(result.findings, bounds(result)) == pytest.approx(0.38 + 0.21)
+    # the empty issue slots count once (38 %, not 76 %); memory's 21-point lead over compute is no time (issue 36:
+    # a throughput gap only caps the causes below memory-bound, it claims nothing of its own)
+    assert claimed_together(result.findings, bounds(result)) == pytest.approx(0.38)
+    assert finding(result, "memory-bound").estimated_speedup is None
 
 
 @pytest.fixture(scope="module")

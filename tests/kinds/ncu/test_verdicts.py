@@ -91,8 +91,10 @@ def test_no_register_cap_advice_when_shared_memory_also_binds():
     tie = finding(result, "occupancy-limited-by-several-resources")
     assert "registers 1 blocks" in tie.message and "shared memory 1 blocks" in tie.message
     assert "Cap registers so one more block fits" not in tie.recommendation
-    # local 1 - 2/16 warps per scheduler, global as min(issue-slot 1 - 0.8612, local) like ncu's TheoreticalOccupancy
-    assert tie.speedup_scope == "global" and tie.estimated_speedup == pytest.approx(1 - 0.8612)
+    # local 1 - 2/16 warps per scheduler, global as min(issue-slot 1 - 0.8612, local) like ncu's TheoreticalOccupancy;
+    # but compute is saturated (86 %), which explains it: a symptom of a pipe at its limit claims no time (issue 36)
+    assert finding(result, "compute-saturated").estimated_speedup is None
+    assert tie.speedup_scope == "global" and tie.estimated_speedup is None
 
 
 def test_register_advice_when_registers_are_the_sole_limit():
@@ -284,7 +286,8 @@ def test_tensor_gemm_is_not_placed_at_zero_flop_per_byte(evidence):
 
 def test_arithmetic_intensity_kept_without_tensor_work():
     """No tensor instruction (or none reported): the FLOP counters hold all the work and the intensity stays."""
-    for extra in ({"tensor_instructions": 0, "pipe_tensor_percent": 0.0}, {}):
+    # issue 36: an RNG kernel with the tensor pipe 0.714 % busy and no HMMA is no tensor work (the roofline was refused)
+    for extra in ({"tensor_instructions": 0, "pipe_tensor_percent": 0.0}, {}, {"pipe_tensor_percent": 0.00714}):
         profile = Profile(SourceInfo("issue-23", "test", "test"), {**TENSOR_GEMM, **extra},
                           {"compute_capability": "8.0"}, kind=NCU.name)
         metrics = derive(profile, resolve(NCU, {**profile.values, **profile.info}, None), RULESET)
@@ -317,3 +320,24 @@ def test_estimates_of_different_scopes_never_agree_and_explainers_include_requir
     analysis = Analysis(advisor_version="", source=SourceInfo("x", "csv", ""), info={}, hardware=None, metrics={},
                         findings=(symptom, child, other), kind="ncu")
     assert sorted(_explainers(analysis, "memory-bound")) == ["dram-bound", "uncoalesced-memory-traffic"]
+
+
+def test_an_integer_kernel_is_a_launch_id_never_text_in_a_signature(tmp_path, capsys):
+    """Issue 36: `--kernel 4` on a five-launch report whose launch 4 has no data selected launch 3, whose signature
+    holds `(int)4`, and exited 0. An integer is a launch ID: launch 4's own reason, exit 2, in report and compare."""
+    from advisor.cli import main
+
+    lines = [_HEADER]
+    for i in range(4):
+        name = "void distribution_kernel<(int)4>(int, PhiloxState)" if i == 3 else "elementwise_kernel"
+        lines += _launch_lines(str(i), name, _GOOD, time=f"{16.4 + i}")
+    lines += _launch_lines("4", "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits>(Flash_fwd_params)", _FAILED,
+                           rules=[("SpeedOfLight", "SOLBottleneck", "Rule returned an error: metric is NaN")])
+    path = tmp_path / "five.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["report", str(path), "--kernel", "4", "-o", str(tmp_path / "r.md")]) == 2
+    assert "--kernel 4: launch 4 flash_fwd_kernel has no data" in capsys.readouterr().err
+    assert not (tmp_path / "r.md").exists()
+    assert main(["compare", str(path), str(path), "--kernel", "4", "-o", str(tmp_path / "c.md")]) == 2
+    assert "--kernel 4: launch 4 flash_fwd_kernel has no data" in capsys.readouterr().err
+    assert main(["report", str(path), "--kernel", "3", "-o", str(tmp_path / "r3.md")]) == 0  # its own ID still works

@@ -133,8 +133,8 @@ def _refuse_failed_pick(where: str, options: LoadOptions, failed: list[_Failed],
     """`--kernel 4` naming a launch ncu could not measure gets that reason, not "no such entry"."""
     pick = options.option("kernel") or options.entry
     if pick is None or any(pick == entry_name(launch) or pick in entry_name(launch).split(" ", 1)
-                           or pick in launch.kernel for launch, _ in kept):
-        return  # a launch with data answers to it (as advisor.api.choose matches)
+                           or (not pick.isdigit() and pick in launch.kernel) for launch, _ in kept):
+        return  # a launch with data answers to it (as advisor.kinds.entries.choose matches)
     for f in failed:
         if pick == f.name or pick in f.name.split(" ", 1):
             raise AdvisorError(where, f"--kernel {pick}: launch {f.name} has no data ({f.why}); ncu could not "

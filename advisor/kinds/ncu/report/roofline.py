@@ -52,8 +52,13 @@ def _roofline(view: View) -> Section | None:
     return Section("Roofline", tuple(blocks), "roofline")
 
 
+TENSOR_PIPE_EVIDENCE = 0.05  # the tensor pipe busy this share of the time or more is tensor work (metrics.yaml)
+
+
 def _tensor_work(view: View) -> bool:
-    return any((view.raw(name) or 0.0) > 0 for name in ("tensor_instructions", "pipe_tensor_percent"))
+    """As rules/ncu/metrics.yaml `tensor_work_guard` decides it: a tensor instruction, or the pipe 5 % busy."""
+    return ((view.raw("tensor_instructions") or 0.0) > 0
+            or (view.raw("pipe_tensor_percent") or 0.0) >= TENSOR_PIPE_EVIDENCE)
 
 
 def _roofline_sentence(view: View) -> str:

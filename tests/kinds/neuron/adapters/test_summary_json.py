@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from advisor.api import choose
 from advisor.core.errors import AdvisorError
+from advisor.kinds.entries import choose
 from advisor.kinds.neuron.adapters import load_profiles
 
 FLAT = {"total_time": 0.5, "hbm_read_bytes": 1000, "vector_engine_active_time_percent": 0.25,
