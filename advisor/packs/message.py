@@ -147,7 +147,6 @@ _TRAILING = re.compile(r" (?:of|for|against|across|over|on|in|at|after|by|to|wit
 _SHARE = re.compile(_MISSING + " of ")
 _SENTENCE = re.compile(r"(?<=[.!?]) (?=[A-Z{])")
 _SENTENCE_START = re.compile(r"(?:^|(?<=[.!?] ))[a-z]")
-_CLAUSE = re.compile(r"(?<=[,;:]) ")
 # A count of exactly 1 is followed by a marker, so the noun after it reads singular ("1 complete step", "1 copy
 # call"): the first of the next two words that looks plural. The marker is private-use, like _MISSING.
 _ONE = "\ue001"
@@ -195,12 +194,36 @@ def _group(found: re.Match[str]) -> str:
     return f"{found.group(0)[:found.start(1) - found.start(0)]}{kept})" if kept else ""
 
 
+def _clauses(sentence: str, outside_parentheses: bool) -> list[str]:
+    """The sentence split after each `,`, `;` or `:` followed by a space; with `outside_parentheses`, only at the
+    top level, so that a clause never ends inside a parenthesis it opened."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(sentence):
+        depth += (char == "(") - (char == ")")
+        if (depth <= 0 or not outside_parentheses) and char in ",;:" and sentence[i + 1:i + 2] == " ":
+            parts.append(sentence[start:i + 1])
+            start = i + 2
+    return [*parts, sentence[start:]]
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _drop_clauses(sentence: str) -> str:
     """The sentence without its clauses (split after `,`, `;`, `:`) that hold a missing value, while one is left."""
     if _MISSING not in sentence:
         return sentence
-    clauses = _CLAUSE.split(sentence)
-    kept = [c for c in clauses if _MISSING not in c]
+    kept = [c for c in _clauses(sentence, False) if _MISSING not in c]
+    if not _balanced(" ".join(kept)):
+        # a dropped clause opened a parenthesis a kept one closes (issue 36: "Warps 12 blocks, the SM 24 blocks):
+        # theoretical occupancy …"): drop whole top-level clauses instead
+        kept = [c for c in _clauses(sentence, True) if _MISSING not in c]
     if not kept:
         return sentence.replace(_MISSING, "not measured")
     text = " ".join(kept).rstrip(",;: ")

@@ -197,8 +197,12 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
         def covered(finding: str) -> float | None:
             return sum(e.total_time for e in timed if finding in e.root_causes) / run if run else None
 
-        items = tuple(f"{code(f)} on {sum(f in e.root_causes for e in entries)} of {len(entries)} "
-                      f"({fmt.percent(covered(f))} of the run)" for f in common[:8])
+        def share(finding: str) -> str:  # no "(unavailable of the run)": without a run time, no share
+            part = covered(finding)
+            return f" ({fmt.percent(part)} of the run)" if part is not None else ""
+
+        items = tuple(f"{code(f)} on {sum(f in e.root_causes for e in entries)} of {len(entries)}{share(f)}"
+                      for f in common[:8])
         blocks += [Paragraph("Root causes by the share of the run they cover:"), Bullets(items)]
     analysed = next((e.name for e in entries if e.analysed), "one")
     blocks.append(Paragraph(f"This report analyses {escape(analysed)} in full (marked above); "

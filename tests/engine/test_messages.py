@@ -122,3 +122,14 @@ def test_a_count_of_one_reads_singular(template, value, expected):
     the plural noun after it singular; other units ("1 ms") and other numbers are left alone."""
     assert format_message(template, {"n": value}, {"n": "count"}) == expected
     assert format_message("{r:.0f} times faster runs", {"r": 1}, {"r": "ratio"}) == "1 times faster runs"  # no count
+
+
+def test_a_dropped_clause_never_ends_inside_a_parenthesis():
+    """Issue 36: a missing value cut the start off a sentence, leaving "Warps 12 blocks, the SM 24 blocks):
+    theoretical occupancy 16.67 %". The clause holding it goes whole, parenthesis included."""
+    template = ("More than one resource allows only {b} per SM (registers {r}, warps {w}, the SM {m}): theoretical "
+                "occupancy {o}, and easing any one of them alone fits no further block.")
+    text = format_message(template, {"b": None, "r": None, "w": 12, "m": 24, "o": 0.1667},
+                          {"w": "count", "m": "count", "o": "fraction"})
+    assert text == "Theoretical occupancy 16.67 %, and easing any one of them alone fits no further block."
+    assert "blocks):" not in text and ")" not in text

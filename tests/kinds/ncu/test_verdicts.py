@@ -171,6 +171,8 @@ def test_failed_launch_named_and_excluded_visibly(run_with_failed_launch, tmp_pa
     assert "4 of 5 launches have data: 4 flash_fwd_kernel has no data (no duration, and 2 of ncu's rule " \
            "results are errors)" in text
     assert "4 kernel launches took 71.6 µs together" in text
+    # the TL;DR counts as the setup does (issue 36: it said "4 kernel launches" beside "4 of 5 launches with data")
+    assert "**4 kernel launches with data (of 5 in the file)**" in text
     assert "flash_fwd_kernel" not in text.split("## Kernels in this run")[1].split("##")[0]
     assert "took 0 s together" not in text
 
@@ -341,3 +343,20 @@ def test_an_integer_kernel_is_a_launch_id_never_text_in_a_signature(tmp_path, ca
     assert main(["compare", str(path), str(path), "--kernel", "4", "-o", str(tmp_path / "c.md")]) == 2
     assert "--kernel 4: launch 4 flash_fwd_kernel has no data" in capsys.readouterr().err
     assert main(["report", str(path), "--kernel", "3", "-o", str(tmp_path / "r3.md")]) == 0  # its own ID still works
+
+
+@pytest.mark.parametrize(("blocks", "said", "not_said"), [
+    (275, "part of each SM's capacity stays unused", "SMs stay idle"),  # every SM has a block: none is idle
+    (40, "28 SMs stay idle for the whole kernel", "capacity"),
+])
+def test_under_a_wave_names_idle_sms_only_when_there_are_some(blocks, said, not_said):
+    """Issue 36: "some SMs stay idle for the whole kernel" for 275 blocks on 68 SMs, where every SM has blocks."""
+    from advisor.kinds.ncu.report.occupancy import _waves_sentence
+    from advisor.report.view import View
+
+    values = {"grid_size": blocks, "sm_count": 68, "block_size": 256, "block_limit_registers": 8,
+              "block_limit_shared_mem": 8, "block_limit_warps": 8, "block_limit_sm": 16}
+    view = View(_analysis(values))
+    assert view.raw("waves_per_sm") < 1
+    text = _waves_sentence(view)
+    assert said in text and not_said not in text

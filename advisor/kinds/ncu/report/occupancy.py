@@ -127,8 +127,14 @@ def _waves_sentence(view: View) -> str:
     if waves is None:
         return "Launch figures:"
     if waves < 1:
-        return (f"**{fmt.ratio(waves)} waves per SM**: the grid does not fill the GPU once, so some SMs "
-                "stay idle for the whole kernel.")
+        blocks, sms = view.raw("grid_size"), view.raw("sm_count")
+        if blocks is not None and sms is not None and blocks < sms:
+            return (f"**{fmt.ratio(waves)} waves per SM**: {fmt.count(blocks)} blocks on {fmt.count(sms)} SMs, "
+                    f"so {fmt.count(sms - blocks)} SMs stay idle for the whole kernel.")
+        spread = (f" ({fmt.count(blocks)} blocks on {fmt.count(sms)} SMs)" if blocks is not None and sms is not None
+                  else "")
+        return (f"**{fmt.ratio(waves)} waves per SM**: the grid does not fill the GPU's block slots once{spread}, "
+                "so part of each SM's capacity stays unused for the whole kernel.")
     fill = view.raw("tail_wave_fraction")
     tail = ("" if fill is None else " The waves divide evenly: no partial last wave." if fill == 0
             else f" The last wave is {view.show('tail_wave_fraction')} full.")
