@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from advisor.core import units as fmt
@@ -184,6 +184,28 @@ def _checked_noise(noise: float) -> float:
     return float(noise)
 
 
+NOT_COMPARABLE = "not comparable"
+
+
+def _evaluated(analysis: Analysis) -> Callable[[str], bool]:
+    """Whether a side evaluated a rule: it fired, passed, or was skipped because a rule it requires evaluated and
+    did not fire (weight-reload without memory-bound is fixed); not applicable (metrics missing) or not selected is
+    not evaluated. A side that recorded no outcomes (saved before advisor kept them) evaluated everything."""
+    outcomes = {o.name: o for o in analysis.outcomes}
+
+    def judged(name: str, depth: int = 0) -> bool:
+        o = outcomes.get(name)
+        if o is None or depth > len(outcomes):
+            return False
+        if o.outcome != "skipped":
+            return o.outcome in ("fired", "passed")
+        # "requires memory-bound (did not fire)": evaluated when every rule it waited for was
+        required = [part.split(" (")[0] for part in o.detail.removeprefix("requires ").split(", ")]
+        return "not selected" not in o.detail and all(judged(r, depth + 1) for r in required)
+
+    return judged if analysis.outcomes else (lambda name: True)
+
+
 def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("before", "after"),
             noise: float = DEFAULT_NOISE) -> Comparison:
     noise = _checked_noise(noise)
@@ -195,8 +217,13 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
     metrics = {n: _change(n, before, after, noise, group_of(n, table) or "") for n in names}
     old = {f.name: f for f in before.findings}
     new = {f.name: f for f in after.findings}
-    findings = [FindingChange(n, old[n].title, old[n].severity, "fixed", old[n], None) for n in old if n not in new]
-    findings += [FindingChange(n, new[n].title, new[n].severity, "new", None, new[n]) for n in new if n not in old]
+    # a finding is fixed (or new) only where the other side evaluated its rule: one the other side could not
+    # evaluate (its metrics missing there, a metrics-only export) is not comparable (issue 36)
+    judged_before, judged_after = _evaluated(before), _evaluated(after)
+    findings = [FindingChange(n, old[n].title, old[n].severity, "fixed" if judged_after(n) else NOT_COMPARABLE,
+                              old[n], None) for n in old if n not in new]
+    findings += [FindingChange(n, new[n].title, new[n].severity, "new" if judged_before(n) else NOT_COMPARABLE,
+                               None, new[n]) for n in new if n not in old]
     findings += [FindingChange(n, new[n].title, new[n].severity, "persisting", old[n], new[n])
                  for n in new if n in old]
     of, title = headline_time(before, after, table)

@@ -27,7 +27,7 @@ class FindingChange:
     name: str
     title: str
     severity: str
-    status: str  # fixed | new | persisting
+    status: str  # fixed | new | persisting | not comparable (the other side did not evaluate the rule)
     before: Finding | None
     after: Finding | None
 

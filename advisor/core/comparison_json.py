@@ -18,7 +18,8 @@ def _comparison(c: Comparison) -> dict[str, Any]:
                                              **{k: s.info.get(k) for k in SOURCE_FIELDS}},
                 "hardware": s.hardware, "packs": dict(s.packs), "advisor_version": s.advisor_version}
 
-    by_status = {s: [f.name for f in c.findings if f.status == s] for s in ("fixed", "new", "persisting")}
+    by_status = {s.replace(" ", "_"): [f.name for f in c.findings if f.status == s]
+                 for s in ("fixed", "new", "persisting", "not comparable")}
     return {
         "schema_version": VERSION, "before": side(c.before), "after": side(c.after), "speedup": c.speedup,
         "speedup_of": c.speedup_of, "noise": c.noise,

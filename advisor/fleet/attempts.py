@@ -14,9 +14,24 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def order(row: dict[str, Any]) -> tuple[str, int, str, str]:
-    """Attempts sort by (captured, run, path); a missing capture time sorts as the empty string."""
-    return row.get("captured") or "", int(row["run"]), row["path"], row["hash"]
+# The order a path's words make evident when no capture time says it (issue 36: `after` sorted before `before`,
+# so the fix read as a regression): a word of the first list comes first, then the unmarked, then the second's.
+_EARLY = re.compile(r"(?<![a-z])(before|baseline|base|orig|original|old|ref|reference)(?![a-z])")
+_LATE = re.compile(r"(?<![a-z])(after|new|fixed|opt|optimi[sz]ed|tuned)(?![a-z])")
+
+
+def evident(path: str) -> tuple[int, tuple[Any, ...]]:
+    """A path's place among attempts without a capture time: before/after words, then its numbers as numbers
+    (attempt_2 before attempt_10), then its text."""
+    low = path.lower()
+    rank = 0 if _EARLY.search(low) else 2 if _LATE.search(low) else 1
+    return rank, tuple(int(p) if p.isdigit() else p for p in re.split(r"([0-9]+)", low))
+
+
+def order(row: dict[str, Any]) -> tuple[Any, ...]:
+    """Attempts sort by (captured, run, the path's evident order); a missing capture time sorts as the empty
+    string."""
+    return row.get("captured") or "", int(row["run"]), evident(str(row["path"])), row["hash"]
 
 
 def ordered(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -26,12 +41,13 @@ def ordered(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 # Digit runs in a path: the ranks, cores or GPUs of one capture are files whose paths differ only by a
 # number (rank0.pb, rank1.pb; rank0/profile.json), the convention fleet discovery reads rank folders by.
-_DIGITS = re.compile(r"[0-9]+")
+_DIGITS = re.compile(r"(?<!attempt)(?<!attempt_)(?<!attempt-)(?<!try)(?<!try_)(?<!version)(?<!version_)[0-9]+")
 
 
 def capture(row: dict[str, Any]) -> str:
     """The capture a stored profile belongs to: its path with every number blanked, so the ranks of one
-    capture share it and a before and an after (before/gemm.json, after/gemm.json) do not."""
+    capture share it and a before and an after (before/gemm.json, after/gemm.json) do not. A number that counts
+    attempts (attempt_2, try3, version_4) is kept: attempt_2 and attempt_10 are two captures."""
     return _DIGITS.sub("#", str(row["path"]))
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from advisor.comparing.diff import judge
 from advisor.core import units as fmt
-from advisor.fleet.attempts import points, records
+from advisor.fleet.attempts import evident, points, records
 from advisor.fleet.lookup import attempts as ordered_attempts
 from advisor.fleet.summary import Failure, failures, limits, rules_by_hash
 from advisor.report.compare_build import VERDICT_MARK
@@ -117,7 +118,21 @@ def _headline(history: History) -> list[str]:
                  if regressions else f"No regression beyond the {fmt.percent(history.noise)} noise floor.")
     if history.failures:
         items.append(f"{len(history.failures)} attempt(s) failed to load; see Failures.")
+    guessed = [b.label for a, b in pairwise(history.attempts) if _order_unknown(a, b)]
+    if guessed:
+        items.append("The order of " + ", ".join(escape(g) for g in guessed) + " after the attempt before it is not "
+                     "known (no capture time, one run, and no before/after or numbered names): they are listed by "
+                     "path, so a speedup or regression between them may run the wrong way.")
     return items
+
+
+def _order_unknown(a: Attempt, b: Attempt) -> bool:
+    """Two attempts one run stored, without a capture time, whose paths say nothing of which came first."""
+    if a.captured or b.captured or a.run != b.run:
+        return False
+    ranks = {evident(p)[0] for p in (*a.paths, *b.paths)}
+    numbered = any(any(isinstance(part, int) for part in evident(p)[1]) for p in (*a.paths, *b.paths))
+    return ranks == {1} and not numbered
 
 
 def _inputs(name: str, a: Attempt) -> str:
@@ -136,7 +151,8 @@ def history_document(history: History, config: dict[str, Any]) -> Document:
                   "**regression**" if a.regression else VERDICT_MARK.get(a.verdict, escape(a.verdict)),
                   _rules(a.fixed), _rules(a.new)) for i, a in enumerate(history.attempts, 1))
     blocks: list[Any] = [
-        Paragraph(f"Attempts in order of capture time, else run, else path; an attempt of several profiles (the "
+        Paragraph(f"Attempts in order of capture time, else run, else the order their paths make evident (before "
+                  "before after, attempt_2 before attempt_10), else path; an attempt of several profiles (the "
                   "ranks or cores of one capture: paths that differ only by a number) has their median time, and "
                   "two captures stored by one run are two attempts. Speedups are the other attempt's time over this "
                   f"one's (above 1× is faster); changes within ±{fmt.percent(history.noise)} are unchanged "

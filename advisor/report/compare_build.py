@@ -66,6 +66,10 @@ def headline(c: Comparison) -> list[str]:
     new = [f for f in c.findings if f.status == "new"]
     persisting = [f for f in c.findings if f.status == "persisting"]
     items = [_speedup_sentence(c), f"Fixed: {_names(fixed)}. New: {_names(new)}. Persisting: {_names(persisting)}."]
+    unjudged = [f for f in c.findings if f.status == "not comparable"]
+    if unjudged:
+        items.append(f"Not comparable: {_names(unjudged)}, fired on one side only while the other could not "
+                     "evaluate them (their metrics are missing there): neither fixed nor new.")
     top_before = c.root_cause_before[0] if c.root_cause_before else None
     top_after = c.root_cause_after[0] if c.root_cause_after else None
     if top_before != top_after:
@@ -95,8 +99,9 @@ def _metric_sections(c: Comparison) -> list[Section]:
     header = ("Metric", escape(c.before.label), escape(c.after.label), "Change", "Verdict")
     order = [g["name"] for g in table.get("groups", ())]
     blocks: list[Any] = [Paragraph(
-        f"Changes within ±{fmt.percent(c.noise)} are shown as unchanged (`--noise`). Better or worse follows each "
-        "metric's direction of goodness; metrics without one (utilisation shares can drop while a kernel gets "
+        f"Changes within ±{fmt.percent(c.noise)} are shown as unchanged (`--noise`); a share's change is in "
+        "percentage points (pp: 40 % → 45 % is +5 pp), with the relative change beside it. Better or worse follows "
+        "each metric's direction of goodness; metrics without one (utilisation shares can drop while a kernel gets "
         f"faster) show —. {fmt.plural(hidden, 'unchanged metric')} {'is' if hidden == 1 else 'are'} left out "
         "here; the JSON output has them all.")]
     for group in sorted(groups, key=lambda g: order.index(g) if g in order else len(order)):
@@ -107,7 +112,8 @@ def _metric_sections(c: Comparison) -> list[Section]:
 
 def _findings_section(c: Comparison) -> Section:
     blocks: list[Any] = []
-    for status, heading in (("fixed", "Fixed"), ("new", "New"), ("persisting", "Persisting")):
+    for status, heading in (("fixed", "Fixed"), ("new", "New"), ("persisting", "Persisting"),
+                            ("not comparable", "Not comparable (the other side could not evaluate the rule)")):
         rows = []
         for f in (x for x in c.findings if x.status == status):
             if status == "persisting":

@@ -177,3 +177,29 @@ def test_a_breakdown_row_on_one_side_is_marked_with_the_side_it_is_on():
     assert rows[gone_key].verdict == "only before" and rows[gone_key].after is None
     assert rows[gone_key].before is not None
     assert rows["a_new_layer"].verdict == "only after" and rows["a_new_layer"].before is None
+
+
+def test_a_finding_the_other_side_could_not_evaluate_is_not_comparable_never_fixed():
+    """Issue 36: one capture exported twice (details CSV, then a metrics-only CSV) read "Fixed: occupancy-limited-
+    by-registers, latency-bound, issue-slots-underused", rules the second export could not evaluate."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from advisor.api import analyze
+    from advisor.comparing.diff import compare
+    from advisor.core.model import RuleOutcome
+    from advisor.report.compare_build import headline
+
+    before = analyze(Path(__file__).resolve().parents[2] / "samples" / "ncu_before_after" / "before.csv")
+    fired = {f.name for f in before.findings}
+    unjudged = replace(before, findings=(), outcomes=tuple(
+        RuleOutcome(o.name, "not_applicable" if o.name in fired else o.outcome) for o in before.outcomes))
+    c = compare(before, unjudged)
+    assert {f.status for f in c.findings} == {"not comparable"} and len(c.findings) == len(fired)
+    text = " ".join(headline(c))
+    assert "Fixed: none." in text and "Not comparable: " in text and "neither fixed nor new" in text
+    # evaluated and passed on the other side: fixed
+    passed = replace(unjudged, outcomes=tuple(RuleOutcome(o.name, "passed") for o in before.outcomes))
+    assert {f.status for f in compare(before, passed).findings} == {"fixed"}
+    assert {f.status for f in compare(passed, before).findings} == {"new"}
+    assert {f.status for f in compare(unjudged, before).findings} == {"not comparable"}

@@ -86,3 +86,30 @@ def test_unknown_name_lists_known_and_suggests():
     with pytest.raises(AdvisorError) as caught:
         build_history(*_attempts(), "gem", "/s")
     assert caught.value.problem == "no profile named 'gem' in the store; known: conv, gemm; did you mean 'gemm'?"
+
+
+@pytest.mark.parametrize(("paths", "expected"), [
+    (["/in/after.csv", "/in/before.csv"], ["/in/before.csv", "/in/after.csv"]),  # not by path: after came second
+    (["/t/attempt_10.json", "/t/attempt_2.json"], ["/t/attempt_2.json", "/t/attempt_10.json"]),  # numbers as numbers
+    (["/t/tuned.json", "/t/baseline.json"], ["/t/baseline.json", "/t/tuned.json"]),
+])
+def test_attempts_of_one_run_follow_the_order_their_names_make_evident(paths, expected):
+    """Issue 36: `advisor history` ordered one run's attempts by path, so `after` came before `before` and the fix
+    read as "0.627× … 1 regression"."""
+    times = {"/in/before.csv": 0.00082, "/in/after.csv": 0.0005125}
+    rows = [profile("k", f"h{i}", times.get(p, 0.001), run=1, path=p) for i, p in enumerate(paths)]
+    h = build_history(*frames(rows, []), "k", "/s")
+    assert [a.paths[0] for a in h.attempts] == expected
+    if paths[0] == "/in/after.csv":
+        assert h.attempts[1].vs_first == pytest.approx(0.00082 / 0.0005125) and not h.attempts[1].regression
+
+
+def test_an_order_the_names_do_not_give_is_said_to_be_unknown():
+    rows = [profile("k", "h1", 0.001, run=1, path="/in/gemm.csv"), profile("k", "h2", 0.002, run=1, path="/in/fma.csv")]
+    h = build_history(*frames(rows, []), "k", "/s")
+    text = render_markdown(history_document(h, limits()))
+    assert "is not known (no capture time, one run, and no before/after or numbered names)" in text
+    captured = [profile("k", "h1", 0.001, run=1, path="/in/gemm.csv", captured="2026-11-01T10:00"),
+                profile("k", "h2", 0.002, run=1, path="/in/fma.csv", captured="2026-11-02T10:00")]
+    assert "is not known" not in render_markdown(history_document(build_history(*frames(captured, []), "k", "/s"),
+                                                                  limits()))
