@@ -360,3 +360,18 @@ def test_under_a_wave_names_idle_sms_only_when_there_are_some(blocks, said, not_
     assert view.raw("waves_per_sm") < 1
     text = _waves_sentence(view)
     assert said in text and not_said not in text
+
+
+def test_the_csv_and_text_exports_of_one_capture_agree_on_every_verdict():
+    """Issue 36: the text export of the seed capture gave SOLFPRoofline "ncu only" and the DRAM access pattern
+    "ncu only" (its section names differ from the CSV's) where the CSV gave "informational" and a verdict."""
+    from collections import Counter
+    from pathlib import Path
+
+    from advisor.api import analyze
+    from advisor.kinds.ncu.verdicts import verdicts
+
+    samples = Path(__file__).resolve().parents[3] / "samples"
+    counts = [Counter(v.status for v in verdicts(analyze(samples / "ncu_seed004" / name)))
+              for name in ("details.csv", "output.txt")]
+    assert counts[0] == counts[1] and "ncu only" not in counts[1], counts
