@@ -12,7 +12,7 @@ figure: an operator no family models is counted as not modelled, never as zero w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from advisor.core import units as fmt
@@ -39,8 +39,7 @@ class Call:
     name: str
     time: float  # ns of their kernels (summed)
     work: Work | None  # one call's work; None: not modelled
-    peak: str  # the hardware figure their compute bound is (matrix units by dtype, else the ordinary pipes)
-    tf32: bool  # their kernels' names say TF32
+    peak: str  # the hardware figure their compute bound is (matrix units by dtype, TF32 where the kernels say so)
     count: int = 1
 
     @property
@@ -118,7 +117,7 @@ def _calls(ops: Any, rows: Any, time: Any, tf32: Any) -> tuple[Call, ...]:
         name = ops.name.names[name_code]
         texts = [c.names[code] if c is not None and code >= 0 else "" for c, code in zip(columns, inputs, strict=True)]
         work = model(name, *texts)
-        calls.append(Call(name, float(times[i]), work, _peak(work, bool(is_tf32)), bool(is_tf32), int(counts[i])))
+        calls.append(Call(name, float(times[i]), work, _peak(work, bool(is_tf32)), int(counts[i])))
     return tuple(calls)
 
 
@@ -161,7 +160,7 @@ def operator_metrics(found: Operators, hardware: Hardware | None) -> dict[str, f
                                             (0.0 if not mine and _has_peaks(hardware) else None))
     fp32 = [c for c in found.calls if c.work and c.peak == "peak_flops_fp32" and c.work.family in _matrix()]
     m["fp32_matmul_time"] = sum(c.time for c in fp32) * NS
-    at_tf32 = [roofline_time(Call(c.name, c.time, c.work, "peak_flops_tf32", True, c.count), hardware) for c in fp32]
+    at_tf32 = [roofline_time(replace(c, peak="peak_flops_tf32"), hardware) for c in fp32]
     m["fp32_matmul_tf32_roofline_time"] = (sum(b for b in at_tf32 if b is not None) * NS
                                            if all(b is not None for b in at_tf32) else None)
     softmax = [c for c in found.calls if c.name in ("aten::_softmax", "aten::_safe_softmax")]
