@@ -279,3 +279,13 @@ def test_an_operator_estimate_claims_no_more_than_the_time_above_the_roofline(tm
     roofline = max(2 * 4096**3 / 989.4e12, 3 * 4096 * 4096 * 2 / 3.35e12)
     window = 12 * 1001e-6 - 1e-6 + 10e-6 - 5e-6  # the trace's span: first launch at 5 µs to the last kernel's end
     assert gemm.estimated_speedup == pytest.approx(12 * (1000e-6 - roofline) / window, rel=1e-3)
+
+
+def test_fusion_and_fused_attention_claim_the_softmax_once(tmp_path):
+    """The softmax kernels of eager attention are a fused attention kernel's to remove (attention-not-fused); the
+    fusion finding claims the other elementwise and normalisation time, so the two never count them twice."""
+    found = _fired(tmp_path, "both", [(*BMM, 100.0), (*SOFTMAX, 300.0), (*MUL, 400.0), (*BMM, 100.0)] * 3)
+    attention, fusion = found["attention-not-fused"], found["unfused-elementwise"]
+    window = attention.estimated_speedup / (3 * 300e-6)  # 1 / total_time, from the softmax's own claim
+    assert fusion.estimated_speedup == pytest.approx(3 * 400e-6 * window, rel=1e-6)  # the mul kernels only
+    assert attention.estimated_speedup + fusion.estimated_speedup <= 1
