@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
-from advisor.core.comparison import Comparison, Series
+from advisor.core.comparison import STEP_WORK_WARNING, Comparison, Series
 from advisor.core.errors import AdvisorError, suggest
 from advisor.core.model import SEVERITIES
 
@@ -74,6 +74,11 @@ def regression_gate(result: Comparison | Series, max_slowdown_percent: float | N
     if pair.speedup is None or not math.isfinite(pair.speedup) or pair.speedup <= 0:
         raise AdvisorError("--fail-on-regression", f"total time is unavailable for {pair.before.label} or "
                                                    f"{pair.after.label}, so a regression cannot be judged")
+    different = next((w for w in pair.warnings if w.startswith(STEP_WORK_WARNING)), None)
+    if different is not None:  # another model or other shapes: a time ratio is no regression of the same work
+        changes = different.split(": ", 1)[-1].split(", more than", 1)[0]
+        raise AdvisorError("--fail-on-regression", f"{pair.before.label} and {pair.after.label} ran different work "
+                                                   f"per step ({changes}), so a regression cannot be judged")
     slower = (1 / pair.speedup - 1) * 100
     if slower <= max_slowdown_percent + 1e-9:  # exactly at the allowance passes, whatever the float rounding
         return []

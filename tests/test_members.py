@@ -44,7 +44,7 @@ def test_multi_core_straggler_is_dma_with_the_same_tensor_engine_time():
     assert a.metrics["straggler_excess_time"].formula == "total_time − median(total_time of the other members)"
     dma, straggler = _finding(a, "straggler-dma"), _finding(a, "straggler")
     assert dma.root_cause and not straggler.root_cause  # the cause explains the straggler
-    assert "its DMA is active 7.23 ms longer" in dma.message and "0 s more Tensor Engine time" in dma.message
+    assert "its DMA is active 7.23 ms longer" in dma.message and "its Tensor Engine is active 0 s longer" in dma.message
     assert "7.23 ms longer than the median of the others" in straggler.message
     assert "13.04 % of its own time" in straggler.message
     assert straggler.estimated_speedup == pytest.approx(a.value("straggler_excess_percent"))

@@ -18,10 +18,12 @@ def _progress_line(progress) -> None:
 
 def _summary(result) -> str:
     parts = [f"{result.analysed} analysed", f"{result.failed} failed", f"{result.unchanged} already stored"]
-    if result.duplicates:
-        count = len(result.duplicates)
-        parts.append(f"{count} duplicate{'s' if count != 1 else ''} skipped ({'; '.join(result.duplicates[:3])}"
-                     f"{'; …' if count > 3 else ''})")
+    formats = [d for d in result.duplicates if "(same capture as " in d]  # analysed and stored, not counted
+    copies = [d for d in result.duplicates if d not in formats]  # the same bytes: not analysed
+    for named, what in ((copies, "duplicate{} skipped"), (formats, "other format{} of a capture not counted")):
+        if named:
+            parts.append(f"{len(named)} {what.format('s' if len(named) != 1 else '')} ({'; '.join(named[:3])}"
+                         f"{'; …' if len(named) > 3 else ''})")
     if result.skipped_files:
         parts.append(f"{result.skipped_files} other file{'s' if result.skipped_files != 1 else ''} skipped")
     return f"advisor: fleet: run {result.run}: {result.found} profiles found; " + ", ".join(parts)

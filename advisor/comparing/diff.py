@@ -10,6 +10,7 @@ from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.comparison import (
+    STEP_WORK_WARNING,  # re-exported: the report reads it here
     BreakdownChange,
     Comparison,
     EntryChange,
@@ -122,6 +123,32 @@ def _work_warning(before: Analysis, after: Analysis, table: dict[str, Any], nois
             "or slowdown of the same work."] if changes else []
 
 
+def _per_step(analysis: Analysis, name: str, steps: str) -> float | None:
+    value, count = analysis.value(name), analysis.value(steps)
+    if not value or not count or not math.isfinite(value) or not math.isfinite(count) or count <= 0:
+        return None  # unavailable, or 0 (the count's operators ran elsewhere): says nothing
+    return value / count
+
+
+def _step_work_warning(before: Analysis, after: Analysis, table: dict[str, Any]) -> list[str]:
+    """compare.yaml `work_per_step`: metrics of the work one step does (matmul FLOPs from recorded shapes), which
+    differ beyond `tolerance` only when the steps ran another model or other shapes (issue 36: two models read
+    "10.7× faster per step"). The tolerance leaves room for a compilation that moves some operators out of the
+    ones the count reads."""
+    spec = table.get("work_per_step") or {}
+    steps, tolerance = str(spec.get("steps", "")), float(spec.get("tolerance", 0.25))
+    changes = []
+    for name in spec.get("metrics", ()):
+        a, b = _per_step(before, name, steps), _per_step(after, name, steps)
+        if a is None or b is None or abs(b / a - 1) <= tolerance:
+            continue
+        unit = (after.metrics.get(name) or before.metrics[name]).unit
+        changes.append(f"{name} per step {fmt.value(a, unit)} → {fmt.value(b, unit)} ({(b / a - 1) * 100:+.1f} %)")
+    return [f"{STEP_WORK_WARNING}: {'; '.join(changes)}, more than the {fmt.percent(tolerance)} a compilation or "
+            "fusion could move. The steps ran different work (another model or other shapes), so neither the "
+            "window's nor a step's time is a speedup of the same work."] if changes else []
+
+
 def identity(analysis: Analysis, key: str) -> str | None:
     """A comparability field (compare.yaml `comparability:`) as shown: the analysis's text field, else its metric
     of that name with its unit (a world size or a device count is a number, not text); None when neither exists."""
@@ -232,8 +259,9 @@ def compare(before: Analysis, after: Analysis, labels: tuple[str, str] = ("befor
     return Comparison(
         before=sides[0], after=sides[1], speedup=a / b if a and b else None, speedup_of=of, speedup_title=title,
         noise=noise, metrics=metrics,
-        findings=tuple(findings), warnings=(*_work_warning(before, after, table, noise), *_warnings(before, after),
-                                           *_settings_warnings(before, after, labels)),
+        findings=tuple(findings),
+        warnings=(*_step_work_warning(before, after, table), *_work_warning(before, after, table, noise),
+                  *_warnings(before, after), *_settings_warnings(before, after, labels)),
         root_cause_before=tuple(f.name for f in before.findings if f.root_cause),
         root_cause_after=tuple(f.name for f in after.findings if f.root_cause),
         entries=_entries(before, after) if before.entries and after.entries else (),

@@ -113,6 +113,7 @@ class _Finding(_Doc):
     bound: str = ""
     claims: str = ""
     catch_all: bool = False
+    caps_only: bool = False
 
 
 class _Bound(_Doc):

@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 
 from advisor.core.model import Finding, SourceInfo
 
+# The start of the warning that each step did different work (another model, other shapes): compare claims no
+# speedup, not even per step, and the regression gate cannot judge one (issue 36).
+STEP_WORK_WARNING = "Different work per step"
+
 
 @dataclass(frozen=True)
 class MetricChange:

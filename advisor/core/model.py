@@ -148,6 +148,7 @@ class Finding:
     bound: str = ""
     claims: str = ""
     catch_all: bool = False
+    caps_only: bool = False  # its figure only caps the findings below it: no gain of its own (issue 36)
 
     @property
     def claim(self) -> str:

@@ -166,6 +166,7 @@ def _finding(f: Finding) -> dict[str, Any]:
         "recommendation": f.recommendation, "root_cause_text": f.root_cause_text,
         "condition": f.condition, "references": list(f.references), "explains": list(f.explains),
         "capped_by": list(f.capped_by), "bound": f.bound, "claims": f.claims, "catch_all": f.catch_all,
+        "caps_only": f.caps_only,
     }
 
 
@@ -231,7 +232,7 @@ def _build(data: dict[str, Any], where: str) -> Analysis:
             condition=f.get("condition", ""), references=tuple(f.get("references") or ()),
             explains=tuple(f.get("explains") or ()), speedup_scope=f.get("speedup_scope", "global"),
             capped_by=tuple(f.get("capped_by") or ()), bound=f.get("bound", ""), claims=f.get("claims", ""),
-            catch_all=bool(f.get("catch_all", False)),
+            catch_all=bool(f.get("catch_all", False)), caps_only=bool(f.get("caps_only", False)),
         ) for f in data.get("findings", []))
         analysis = Analysis(
             advisor_version=data.get("advisor_version", ""), source=source, info=src.get("info", {}),

@@ -167,8 +167,9 @@ def speedup(value: float | None) -> str:
 
 
 def _counted(word: str) -> Callable[[float | None], str]:
-    """A count of things (cycles, warps, blocks) shown with the thing's name."""
-    return lambda v: count(v) + (f" {word}" if _usable(v) else "")
+    """A count of things (cycles, warps, blocks) shown with the thing's name: "1 block", never "1 blocks"."""
+    one = word[:-1] if word.endswith("s") and len(word) > 2 and "/" not in word else word
+    return lambda v: count(v) + (f" {one if v == 1 else word}" if _usable(v) else "")
 
 
 # The generic units a metric, input, param or hardware figure may have (machine units), each with how

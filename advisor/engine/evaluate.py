@@ -120,6 +120,11 @@ def _condition_text(rule: RuleDef, env: Mapping[str, float | None], units: Mappi
     return annotated(rule.when.text, {n: (env.get(n), units.get(n, "")) for n in rule.when.names})
 
 
+def _global(speedup: float | None, scope: str) -> float:
+    """A global estimate as a sort figure: -1 for none or a local one."""
+    return speedup if speedup is not None and scope == "global" else -1.0
+
+
 def _message(rule: RuleDef, env: Mapping[str, object], units: Mapping[str, str]) -> str:
     """Placeholders become numbers with units (or a pack-given format spec), through the bounded
     formatter the loader checked them with: a rule built without the loader cannot blow up either."""
@@ -166,6 +171,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     bounds, bound_notes = budget.bounds_and_notes(ruleset.bounds, base_env, units)
     bound_values = budget.bound_values(bounds)
     ceilings: dict[str, float | None] = {}  # each fired rule's estimate, as the rules below it are capped by it
+    own: dict[str, float | None] = {}  # each global estimate before the time budget capped it: ties rank by waste
 
     for rule in chosen:
         unmet = [req for req in rule.requires if req not in fired]
@@ -201,6 +207,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             speedup, scope = min(speedup, *parents), "global"
         # bounds are shares of total time: they cap a global estimate, never a local one (Nsight Compute)
         binding = ""
+        own[rule.name] = speedup if scope == "global" else None
         if scope == "global":
             speedup, binding = budget.capped(speedup, rule.capped_by, bound_values)
             notes += [bound_notes[n] for n in rule.capped_by if n in bound_notes]  # a bound that caps nothing
@@ -218,6 +225,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             root_cause_text=format_text(rule.root_cause, worded, rule_units),
             condition=_condition_text(rule, env, rule_units), references=rule.references,
             capped_by=rule.capped_by, bound=binding, claims=rule.claims, catch_all=rule.catch_all,
+            caps_only=rule.caps_only,
         )
         outcomes.append(RuleOutcome(rule.name, "fired"))
 
@@ -233,10 +241,10 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     findings = budget.cap_catch_alls(findings, bound_values)
     findings = budget.severities_below_causes(budget.symptoms_within_causes(findings, bound_values))
     # root causes before the symptoms they explain, a catch-all after every specific cause (a symptom or a
-    # catch-all with a larger estimate never leads), then by estimated gain and severity
-    findings.sort(key=lambda f: (not f.root_cause, f.catch_all,
-                                 -(f.estimated_speedup if f.estimated_speedup is not None and
-                                   f.speedup_scope == "global" else -1.0),
-                                 -SEVERITIES.index(f.severity), f.id))
+    # catch-all with a larger estimate never leads), then by estimated gain and severity; two gains one bound
+    # caps alike rank by the waste their own formulas measured (issue 36: a 16-way bank conflict before the
+    # occupancy its stalls cap, both at one 31.10 % floor)
+    findings.sort(key=lambda f: (not f.root_cause, f.catch_all, -_global(f.estimated_speedup, f.speedup_scope),
+                                 -SEVERITIES.index(f.severity), -_global(own.get(f.name), "global"), f.id))
     return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes),
                         bounds=bounds)

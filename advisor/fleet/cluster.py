@@ -86,8 +86,9 @@ def _start_local(count: int):
         cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
                                silence_logs=logging.ERROR)
     client = Client(cluster)
-    from advisor.fleet.interrupts import QuietWorker  # dask's plugin base: imported only with a cluster
+    from advisor.fleet.interrupts import CancelledFutureNoise, QuietWorker  # dask's plugin base: with a cluster
 
+    logging.getLogger("tornado.application").addFilter(CancelledFutureNoise())
     client.register_plugin(QuietWorker())
     client.run(importlib.import_module, "advisor.fleet.run")
     return cluster, client

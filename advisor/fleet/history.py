@@ -151,9 +151,10 @@ def history_document(history: History, config: dict[str, Any]) -> Document:
                   "**regression**" if a.regression else VERDICT_MARK.get(a.verdict, escape(a.verdict)),
                   _rules(a.fixed), _rules(a.new)) for i, a in enumerate(history.attempts, 1))
     blocks: list[Any] = [
-        Paragraph(f"Attempts in order of capture time, else run, else the order their paths make evident (before "
-                  "before after, attempt_2 before attempt_10), else path; an attempt of several profiles (the "
-                  "ranks or cores of one capture: paths that differ only by a number) has their median time, and "
+        Paragraph(f"Attempts in order of capture time, else run, else the order their paths make evident ("
+                  "`before` ahead of `after`, `attempt_2` ahead of `attempt_10`), else path; an attempt of several "
+                  "profiles (the ranks or cores of one capture: paths that differ only by a number) has their median "
+                  "time, and "
                   "two captures stored by one run are two attempts. Speedups are the other attempt's time over this "
                   f"one's (above 1× is faster); changes within ±{fmt.percent(history.noise)} are unchanged "
                   "(`--noise`), as in `advisor compare`."),

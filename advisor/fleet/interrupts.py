@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import signal
+from concurrent.futures import InvalidStateError
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
@@ -23,6 +24,16 @@ def silence_dask_logs() -> None:
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
+class CancelledFutureNoise(logging.Filter):
+    """Drops tornado's report of a future cancelled under it (`InvalidStateError: CANCELLED`), logged with a
+    traceback when Ctrl-C cancels the client's calls in flight, sometimes before the run can silence the logs:
+    a harmless race of the shutdown, never a problem of the run (which says "interrupted" itself)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(error, InvalidStateError) and "CANCELLED" in str(error))
+
+
 class QuietWorker(WorkerPlugin):
     """In each worker process of a local cluster: Ctrl-C is the client's to handle, and a closing worker is
     silent (see the module's note). `Worker.close` tears its plugins down before it closes its connections."""
@@ -30,6 +41,7 @@ class QuietWorker(WorkerPlugin):
     def setup(self, worker) -> None:
         import threading
 
+        logging.getLogger("tornado.application").addFilter(CancelledFutureNoise())
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 

@@ -13,6 +13,9 @@ from advisor.report.compare_build import VERDICT_MARK
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 
 RIGHT, LEFT = "right", "left"
+UNEXPLAINED = " (*no cause identified*)"  # a rule whose time has no identified cause (fleet.yaml `unexplained:`)
+
+
 def _more(shown: int, total: int, what: str) -> list[Paragraph]:
     return [Paragraph(f"… and {total - shown} more {what} (the JSON output lists what the overview shows).")] \
         if total > shown else []
@@ -36,11 +39,14 @@ def _behind(o: Offender) -> str:
 
 def _tldr(s: FleetSummary) -> list[str]:
     items = []
+    # the table ranks time with no identified cause last: it is the biggest only when no owner has time
     cause = next((c for c in s.root_causes if c.recoverable_time is not None), None)
     if cause:
         items.append(f"Biggest recoverable time: {code(cause.rule)} ({escape(cause.kind)}), "
                      f"{fmt.seconds(cause.recoverable_time)} over {cause.profiles} profile(s) "
-                     f"({fmt.percent(cause.share)} of the kind's).")
+                     f"({fmt.percent(cause.share)} of the kind's)"
+                     + (f"{UNEXPLAINED}, and no root cause with an owner has an estimate." if cause.unexplained
+                        else "."))
     elif s.root_causes:
         items.append(f"Most frequent root cause: {code(s.root_causes[0].rule)}; no estimate of recoverable time.")
     else:
@@ -71,14 +77,19 @@ def _kinds(s: FleetSummary) -> Section:
 def _root_causes(s: FleetSummary, chart_rows: int) -> Section:
     if not s.root_causes:
         return Section("Root causes", (Paragraph("No root cause fired on any analysed profile."),), "root-causes")
-    rows = tuple((str(i), code(c.rule), escape(c.kind), fmt.seconds(c.recoverable_time),
-                  f"{c.profiles} ({fmt.percent(c.share)})", str(c.frequency_rank))
+    rows = tuple((str(i), code(c.rule) + (UNEXPLAINED if c.unexplained else ""), escape(c.kind),
+                  fmt.seconds(c.recoverable_time), f"{c.profiles} ({fmt.percent(c.share)})", str(c.frequency_rank))
                  for i, c in enumerate(s.root_causes, 1))
     blocks: list[Any] = [
-        Paragraph("Recoverable time is each profile's estimated gain × its total time, summed over the profiles "
-                  "where the rule is a root cause (global estimates only; a local estimate is never summed). "
+        Paragraph("Recoverable time is each profile's recoverable time (its findings together, each piece of time "
+                  "counted once, as its report's \"All findings together\") split over its root causes in its "
+                  "report's order, summed over the profiles where the rule is a root cause: one profile's time is "
+                  "never counted under two root causes (global estimates only; a local estimate is never summed). "
                   "Profiles: how many it is a root cause of, and their share of the kind's analysed profiles; "
-                  "the last column ranks by that count."),
+                  "the last column ranks by that count."
+                  + (" Rules marked *no cause identified* measure time the device waits on something outside the "
+                     "profile: they are ranked last, after every root cause with an owner, whatever their time."
+                     if any(c.unexplained for c in s.root_causes) else "")),
         Table(("#", "Root cause", "Kind", "Recoverable", "Profiles", "By count"), rows,
               align=(RIGHT, LEFT, LEFT, RIGHT, RIGHT, RIGHT)),
         *_more(len(s.root_causes), s.root_causes_total, "root causes")]
@@ -115,9 +126,10 @@ def _offenders(s: FleetSummary, links: Mapping[str, str], analyses: bool) -> Sec
                   f"{fmt.seconds(o.recoverable_time)} ({fmt.percent(o.gain)})", _behind(o)) for o in s.offenders)
     said = "each linked to its own report" if links else "each with its stored analysis"
     blocks: list[Any] = [
-        Paragraph(f"The {len(s.offenders)} profile(s) with the most recoverable time (the largest global estimate × "
-                  f"total time), {said}. Behind it: the profile's root causes, then the symptom that estimate "
-                  f"belongs to when it is not one. {_near_bound(s)}".rstrip()),
+        Paragraph(f"The {len(s.offenders)} profile(s) with the most recoverable time (all its findings together, "
+                  f"each piece of time counted once, × total time), {said}. Behind it: the profile's root causes "
+                  f"(time with no identified cause last), then the symptom the estimate belongs to when no root "
+                  f"cause has one. {_near_bound(s)}".rstrip()),
         Table(("Profile", "Kind, device", "Total time", "Recoverable (share)", "Behind it"), rows,
               align=(LEFT, LEFT, RIGHT, RIGHT, LEFT))]
     if analyses:
@@ -218,7 +230,9 @@ def _lines(s: FleetSummary) -> tuple[str, ...]:
                                                                    if len(s.labels) > 8 else "")
     return (f"Store: {code(s.store)}",
             f"{s.profiles} profile(s): {s.ok} analysed, {s.failed} failed; {runs}"
-            + (f"; labels: {labels}" if labels else ""))
+            + (f"; labels: {labels}" if labels else "")
+            + (f"; {s.same_capture} more stored the same capture in another format (not counted)"
+               if s.same_capture else ""))
 
 
 def fleet_document(s: FleetSummary, config: Mapping[str, Any], links: Mapping[str, str] | None = None,

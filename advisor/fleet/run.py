@@ -21,6 +21,7 @@ from typing import Any
 
 from advisor.api import AnalyzeOptions, load_analysis
 from advisor.core.errors import AdvisorError
+from advisor.fleet.capture import named, same_captures
 from advisor.fleet.discover import Candidate, Discovery, content_hash, run_settings
 from advisor.fleet.rows import Item, Outcome, error_outcome, headline_metrics, outcome, path_name
 from advisor.fleet.store import Store, Stored, StoreError, write_analysis
@@ -36,7 +37,9 @@ class RunResult:
     analysed: int
     failed: int  # stored as error rows
     unchanged: int  # skipped: already stored (same content)
-    duplicates: tuple[str, ...]  # skipped: "path (same content as other)", within this run
+    # skipped: "path (same content as other)", within this run; then those left out of the counts as
+    # "path (same capture as other)": another format of a capture stored before it (fleet/capture.py)
+    duplicates: tuple[str, ...]
     skipped_files: int  # files in the folders searched that no profile has the ending of
     missing: tuple[str, ...] = ()
     lost: tuple[str, ...] = ()  # tasks that failed as a whole (a worker died too often): analysed next run
@@ -58,6 +61,7 @@ class TaskSettings:
     store: Path
     label: str | None
     generic_stems: frozenset[str] = field(default_factory=frozenset)
+    same_capture: dict[str, Any] | None = None  # fleet_run.yaml's `same_capture:` (the capture key)
 
 
 class SerialExecutor(Executor):
@@ -91,7 +95,7 @@ def analyse_batch(items: Sequence[Item], settings: TaskSettings) -> list[Outcome
         try:
             analysis = load_analysis(item.path, settings.options, jobs=1, packs=packs)
             write_analysis(settings.store, item.hash, dumps(analysis, compact=True).encode("utf-8"))
-            outcomes.append(outcome(analysis, item, settings.label, settings.generic_stems))
+            outcomes.append(outcome(analysis, item, settings.label, settings.generic_stems, settings.same_capture))
         except StoreError:
             raise
         except AdvisorError as exc:
@@ -201,7 +205,7 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
 
     fleet = run_settings()
     settings = TaskSettings(replace(options, load=replace(options.load, progress=None)), store.folder, label,
-                            frozenset(fleet["identity"]["generic_stems"]))
+                            frozenset(fleet["identity"]["generic_stems"]), dict(fleet["same_capture"]))
     metrics = headline_metrics(list(names()))
     with store.lock():
         store.recover()
@@ -235,9 +239,19 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
                     committer.flush()
                 raise
             committer.flush()
-    return RunResult(len(found.candidates), committer.done - committer.failed, committer.failed,
-                     unchanged + contents.already, tuple(contents.duplicates), found.skipped, found.missing,
+        same = _same_captures(store, run) if committer.done > committer.failed else ()
+    return RunResult(len(found.candidates), committer.done - committer.failed - len(same), committer.failed,
+                     unchanged + contents.already, (*contents.duplicates, *same), found.skipped, found.missing,
                      tuple(lost), run)
+
+
+def _same_captures(store: Store, run: int) -> tuple[str, ...]:
+    """The profiles this run stored that are another format of a capture stored before them (by run, then
+    path: the same whatever order the workers finished in), named as the closing line says them."""
+    from advisor.fleet.attempts import records
+
+    rows = records(store.profiles())
+    return named(rows, same_captures(rows), run)
 
 
 def _results(executor: Executor, workers: int, tasks: Iterator[list[Item]], settings: TaskSettings,

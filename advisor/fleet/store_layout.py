@@ -37,6 +37,7 @@ PROFILE_COLUMNS = (
     ("profiler_version", "string"), ("captured", "string"), ("label", "string"), ("run", "int64"),
     ("part", "int64"), ("total_time", "float64"), ("gain", "float64"), ("gain_finding", "string"),
     ("recoverable_time", "float64"), ("findings", "int64"), ("root_causes", "string"), ("top_severity", "string"),
+    ("capture", "string"),  # the capture's key (fleet/capture.py): null in rows stored before it
 )
 FINDING_COLUMNS = (
     ("hash", "string"), ("part", "int64"), ("path", "string"), ("name", "string"), ("kind", "string"),

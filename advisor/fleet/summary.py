@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.comparing.diff import judge
 from advisor.core.resources import load_yaml_resource
 from advisor.fleet.attempts import order, point_label, points, records
+from advisor.fleet.capture import same_captures
 from advisor.fleet.store import PROFILE_COLUMNS
 
 if TYPE_CHECKING:
@@ -45,10 +46,11 @@ class RootCause:
     rule: str
     kind: str
     title: str
-    recoverable_time: float | None  # sum of gain × total time over profiles where it is the root cause
+    recoverable_time: float | None  # its part of each profile's recoverable time, over those it is a root cause of
     profiles: int
     share: float | None  # of the kind's analysed profiles, 0..1
     frequency_rank: int  # 1 = fires on the most profiles; ties share a rank
+    unexplained: bool = False  # its time has no identified cause (fleet.yaml `unexplained:`): ranked last
 
 
 @dataclass(frozen=True)
@@ -62,9 +64,9 @@ class Offender:
     total_time: float | None
     recoverable_time: float
     gain: float | None
-    finding: str | None  # the finding with the largest global estimate (the recoverable time's)
+    finding: str | None  # the root cause with the largest global estimate (a symptom's when no root cause has one)
     analysis: str  # the stored analysis JSON
-    causes: tuple[str, ...] = ()  # the profile's root causes, in its report's order
+    causes: tuple[str, ...] = ()  # the profile's root causes, in its report's order; no identified cause last
 
     @property
     def symptom(self) -> str | None:
@@ -158,6 +160,7 @@ class FleetSummary:
     trends_total: int = 0
     regressions: int = 0
     headline: tuple[str, ...] = field(default=())  # the kinds' headline metric columns found in the store
+    same_capture: int = 0  # analysed profiles left out of every count: another format of a capture counted
 
 
 def _number(value: Any) -> float | None:
@@ -181,9 +184,11 @@ def kind_counts(rows: list[dict[str, Any]]) -> tuple[KindCount, ...]:
     return tuple(out)
 
 
-def root_causes(findings: list[dict[str, Any]], counts: tuple[KindCount, ...]) -> tuple[RootCause, ...]:
-    """Root-cause findings per (kind, rule): recoverable time summed (global estimates only, as the store
-    gives them), the profiles it fires on, ranked by recoverable time then by frequency."""
+def root_causes(findings: list[dict[str, Any]], counts: tuple[KindCount, ...],
+                unexplained: frozenset[str] = frozenset()) -> tuple[RootCause, ...]:
+    """Root-cause findings per (kind, rule): recoverable time summed (each profile's part, as the store gives
+    it), the profiles it fires on, ranked by recoverable time then by frequency; the rules in `unexplained`
+    ("kind/rule": time with no identified cause) after every other."""
     ok_per_kind = {c.kind: c.ok for c in counts}
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for f in findings:
@@ -196,31 +201,41 @@ def root_causes(findings: list[dict[str, Any]], counts: tuple[KindCount, ...]) -
         share = profiles / ok_per_kind[kind] if ok_per_kind.get(kind) else None
         rank = 1 + sum(1 for n in fired.values() if n > profiles)  # competition ranking: 1, 1, 3
         out.append(RootCause(rule, kind, min(f["title"] or "" for f in group),
-                             _sum([_number(f["recoverable_time"]) for f in group]), profiles, share, rank))
-    return tuple(sorted(out, key=lambda c: (c.recoverable_time is None, -(c.recoverable_time or 0.0), -c.profiles,
-                                            c.kind, c.rule)))
+                             _sum([_number(f["recoverable_time"]) for f in group]), profiles, share, rank,
+                             f"{kind}/{rule}" in unexplained))
+    return tuple(sorted(out, key=lambda c: (c.unexplained, c.recoverable_time is None, -(c.recoverable_time or 0.0),
+                                            -c.profiles, c.kind, c.rule)))
+
+
+def unexplained_rules(config: dict[str, Any]) -> frozenset[str]:
+    """fleet.yaml's rules whose time has no identified cause, as "kind/rule"."""
+    return frozenset(config["root_causes"].get("unexplained") or ())
 
 
 def near_bound(row: dict[str, Any], limit: float) -> bool:
-    """Its own report says it is near its bound: it has estimates and the largest is under `limit`."""
+    """Its own report says it is near its bound: it has estimates and together they are under `limit`."""
     gain = _number(row["gain"])
     return gain is not None and gain < limit
 
 
-def _causes(row: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(c for c in (row["root_causes"] or "").split(",") if c)
+def _causes(row: dict[str, Any], unexplained: frozenset[str]) -> tuple[str, ...]:
+    """The row's root causes in its report's order, those with no identified cause last."""
+    causes = [c for c in (row["root_causes"] or "").split(",") if c]
+    kind = row["kind"] or UNKNOWN_KIND
+    return tuple(sorted(causes, key=lambda c: f"{kind}/{c}" in unexplained))  # stable
 
 
 def offenders(rows: list[dict[str, Any]], top: int, analysis_path: Callable[[str], Path],
-              near: float = 0.0) -> tuple[Offender, ...]:
+              near: float = 0.0, unexplained: frozenset[str] = frozenset()) -> tuple[Offender, ...]:
     """The analysed profiles with the most recoverable time (none when no estimate is known), leaving out those
-    near their bound (every estimate under `near`): a large profile's few percent is no target."""
+    near their bound (all their findings together under `near`): a large profile's few percent is no target."""
     known = [r for r in rows if r["status"] == "ok" and (_number(r["recoverable_time"]) or 0.0) > 0
              and not near_bound(r, near)]
     known.sort(key=lambda r: (-r["recoverable_time"], r["name"], r["path"], r["hash"]))
     return tuple(Offender(r["name"], r["kind"] or UNKNOWN_KIND, r["device"], r["path"], r["hash"], point_label(r),
                           _number(r["total_time"]), float(r["recoverable_time"]), _number(r["gain"]),
-                          r["gain_finding"], str(analysis_path(r["hash"])), _causes(r)) for r in known[:max(top, 0)])
+                          r["gain_finding"], str(analysis_path(r["hash"])), _causes(r, unexplained))
+                 for r in known[:max(top, 0)])
 
 
 def histogram(values: Sequence[float], max_bins: int, log_span: float) -> tuple[tuple[float, ...], tuple[int, ...],
@@ -354,12 +369,15 @@ def summarize(profiles: pd.DataFrame, findings: pd.DataFrame, units: dict[str, s
     """`renamed(kind, rule)`: a rule's current name, so history across a rename (an alias) is one rule."""
     config = config or limits()
     rows = records(profiles)
-    found = records(findings)
+    same = same_captures(rows)  # another format of a capture counted: left out of everything below
+    rows = [r for r in rows if r["hash"] not in same]
+    found = [f for f in records(findings) if f["hash"] not in same]
     if renamed is not None:
         found = [{**f, "rule": renamed(f["kind"] or UNKNOWN_KIND, f["rule"])} for f in found]
     metrics = headline_columns(profiles)
     counts = kind_counts(rows)
-    causes = root_causes(found, counts)
+    unexplained = unexplained_rules(config)
+    causes = root_causes(found, counts, unexplained)
     spotted = outliers(rows, metrics, units, config["outliers"])
     failed = failures(rows)
     moving = trends(rows, rules_by_hash(found), noise)
@@ -370,10 +388,10 @@ def summarize(profiles: pd.DataFrame, findings: pd.DataFrame, units: dict[str, s
         runs=tuple(sorted({int(r["run"]) for r in rows})),
         labels=tuple(sorted({r["label"] for r in rows if r["label"]})),
         noise=noise, kinds=counts, root_causes=causes[:config["root_causes"]["rows"]],
-        root_causes_total=len(causes), offenders=offenders(rows, top, analysis_path, near),
+        root_causes_total=len(causes), offenders=offenders(rows, top, analysis_path, near, unexplained),
         near_bound=sum(r["status"] == "ok" and near_bound(r, near) for r in rows), near_bound_limit=near,
         distributions=distributions(rows, metrics, units, config["distributions"]),
         outliers=tuple(spotted[:config["outliers"]["rows"]]), outliers_total=len(spotted),
         outlier_threshold=float(config["outliers"]["threshold"]), failures=failed[:config["failures"]["rows"]],
         trends=tuple(moving[:config["trends"]["rows"]]), trends_total=len(moving),
-        regressions=sum(t.regression for t in moving), headline=metrics)
+        regressions=sum(t.regression for t in moving), headline=metrics, same_capture=len(same))

@@ -24,6 +24,7 @@ from advisor.packs.model import BoundDef, Example, InputDef, MetricDef, RuleDef,
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
 SPEEDUP_SCOPES = ("global", "local")
+_SAME_UNIT = (ast.Add, ast.Sub, ast.Div)  # operands of these share a unit (a ratio of two sizes, a size less one)
 
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # pack and rule names, aliases: kebab-case
 ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
@@ -230,18 +231,18 @@ def param_problem(name: str, value: float, unit: str) -> str | None:
     return None
 
 
-def param_units(when: Expression, params: dict[str, float], units: dict[str, str]) -> dict[str, str]:
-    """A param compared with a metric takes that metric's unit (`x < max_fraction` -> fraction), so
-    thresholds show as 25 % rather than 0.25."""
+def param_units(when: Expression, params: dict[str, float], units: dict[str, str],
+                estimate: Expression | None = None) -> dict[str, str]:
+    """A param compared with a metric, or added to, subtracted from or divided by one in the estimate, takes that
+    metric's unit (`x < max_fraction` -> fraction, `x / min_average_bytes` -> bytes): 25 %, not 0.25 or 32768."""
     found: dict[str, str] = {}
-    for node in ast.walk(ast.parse(when.text, mode="eval")):
-        if isinstance(node, ast.Compare):
-            for a, b in itertools.pairwise([node.left, *node.comparators]):
-                for param, other in ((a, b), (b, a)):
-                    if isinstance(param, ast.Name) and param.id in params and isinstance(other, ast.Name):
-                        unit = units.get(other.id)
-                        if unit:
-                            found.setdefault(param.id, unit)
+    for node in (n for e in (when, estimate) if e for n in ast.walk(ast.parse(e.text, mode="eval"))):
+        pairs = (list(itertools.pairwise([node.left, *node.comparators])) if isinstance(node, ast.Compare) else
+                 [(node.left, node.right)] if isinstance(node, ast.BinOp) and isinstance(node.op, _SAME_UNIT) else [])
+        for param, other in (pair for a, b in pairs for pair in ((a, b), (b, a))):
+            unit = units.get(other.id) if isinstance(other, ast.Name) else None
+            if isinstance(param, ast.Name) and param.id in params and unit:
+                found.setdefault(param.id, unit)
     return found
 
 
@@ -297,7 +298,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         return None
     for mistake in fraction_mistakes(when, declared.units):
         check.add(where, f"when: {mistake}")
-    units = param_units(when, params, declared.units)
+    units = param_units(when, params, declared.units, speedup)
     for param, value in params.items():
         problem = param_problem(param, value, units.get(param, ""))
         if problem:

@@ -50,8 +50,22 @@ def title_of(analysis: Analysis) -> str:
     source = analysis.source
     name = source.path.replace("\\", "/").split("/")
     stem = "/".join(name[-2:]) if len(name) > 1 else name[-1]
-    entry = f", entry {escape(source.entry[:14])}" if source.entry else ""
+    entry = f", entry {escape(short_name(source.entry))}" if source.entry else ""
     return f"Profile findings: {escape(stem)}{entry}"
+
+
+_HASH = re.compile(r"[0-9a-f]{16,}")  # a content hash in a name (Neuron's n_<40 hex>): its first 12 digits say it
+TITLE_NAME_CHARS = 60
+
+
+def short_name(name: str) -> str:
+    """A profile's name for a title: hashes shortened, and a long name cut at a separator with "…", never inside
+    a word (issue 36: "entry 2 attention_so" for `2 attention_softmax_kernel`)."""
+    name = _HASH.sub(lambda m: m.group(0)[:12], name)
+    if len(name) <= TITLE_NAME_CHARS:
+        return name
+    cut = max(name.rfind(sep, 0, TITLE_NAME_CHARS) for sep in (" ", "_", "::", ",", "<", "("))
+    return name[:cut if cut > 0 else TITLE_NAME_CHARS].rstrip(" _:,<(") + "…"
 
 
 def _tldr(view: View, kind_report: Report) -> Section:

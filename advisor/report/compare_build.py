@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
-from advisor.comparing.diff import WORK_WARNING, compare_table
+from advisor.comparing.diff import STEP_WORK_WARNING, WORK_WARNING, compare_table
 from advisor.core import units as fmt
 from advisor.core.comparison import Comparison, FindingChange, MetricChange, RowChange, Series, Side
 from advisor.core.model import Analysis
@@ -43,6 +43,9 @@ def _speedup_sentence(c: Comparison) -> str:
         return f"{escape(c.speedup_title)} is unchanged within the {fmt.percent(c.noise)} noise floor{times}."
     word = "faster" if c.speedup > 1 else "slower"
     factor = c.speedup if c.speedup > 1 else 1 / c.speedup
+    if any(w.startswith(STEP_WORK_WARNING) for w in c.warnings):  # other steps: not even a per-step speedup
+        return (f"{escape(c.speedup_title)} changed{times}, **not like-for-like**: each step ran different work "
+                "(see the warnings), so no speedup is claimed.")
     if not like_for_like(c) and not per_step:  # different work: the ratio of times is not a speedup of the kernel
         shorter = "shorter" if c.speedup > 1 else "longer"
         return (f"Total time {fmt.speedup(factor)} {shorter}{times}, **not like-for-like**: the two sides did "
@@ -54,7 +57,7 @@ def _speedup_sentence(c: Comparison) -> str:
 
 def like_for_like(c: Comparison) -> bool:
     """Both sides did the same work as far as the kind's work metrics tell (compare.yaml `work:`)."""
-    return not any(w.startswith(WORK_WARNING) for w in c.warnings)
+    return not any(w.startswith((WORK_WARNING, STEP_WORK_WARNING)) for w in c.warnings)
 
 
 def _names(changes: list[FindingChange]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from advisor.core import units as fmt
-from advisor.core.model import Analysis, Finding, NotApplicable
+from advisor.core.model import Amdahl, Analysis, Finding, NotApplicable
 from advisor.kinds import get as get_kind
 from advisor.metrics.members import member_metric_names, member_spec
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
@@ -50,7 +50,9 @@ def verdict(analysis: Analysis) -> Verdict:
     top = causes[0]
     amdahl = analysis.investigation.amdahl if analysis.investigation else None
     share = amdahl.kernel_share if amdahl else None
-    gains = _gain(top, analysis) + _workload_gain(top, share)
+    # a ceiling for its causes ranks after every cause with a gain, so none of them fired (issue 36)
+    gains = ("; no finding shows waste to remove, so no gain is claimed" if top.caps_only else
+             _gain(top, analysis) + _workload_gain(top, share))
     bullet = f"Root cause: **{escape(top.title)}** ({code(top.name)}{gains})."
     chain = _chain(analysis, top)
     because = f" It was reached through {chain}." if chain else ""
@@ -180,10 +182,24 @@ def _workload_gain(f: Finding, kernel_share: float | None) -> str:
     return f"; {fmt.percent(share)} of the workload, {fmt.speedup(1 / (1 - share))} overall"
 
 
+def slower_steps(a: Amdahl) -> list[str]:
+    """The changed steps the change made slower (a regression), as "name (before → after)"."""
+    return [f"{escape(s)} ({fmt.seconds(a.baseline[s])} → {fmt.seconds(a.optimized[s])})" for s in a.changed
+            if s in a.baseline and s in a.optimized and a.optimized[s] > a.baseline[s]]
+
+
 def _workload_step(analysis: Analysis) -> tuple[float, str] | None:
-    """With workload timings, the step Amdahl points at: shorten the unchanged steps."""
+    """With workload timings, the step Amdahl points at: shorten the unchanged steps; but where the change made
+    its own steps slower, fix or revert it first (issue 36: a regression was told to shorten the rest)."""
     a = analysis.investigation.amdahl if analysis.investigation else None
-    if a is None or a.ceiling is None or not a.changed:
+    if a is None or not a.changed:
+        return None
+    slower = slower_steps(a)
+    if slower:  # ranks above every cause: the change itself lost the time
+        return 2.0, (f"Fix or revert the change: the changed {'steps got' if len(slower) > 1 else 'step got'} "
+                     f"slower — {', '.join(slower)} — so the workload is {measured_words(a.measured)}; the "
+                     "kernel's own findings and the unchanged steps come after. (Amdahl, from the workload timings)")
+    if a.ceiling is None:
         return None
     unchanged = [s for s in a.baseline if s not in a.changed]
     if not unchanged:

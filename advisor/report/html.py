@@ -53,8 +53,33 @@ LONG_TOKEN = re.compile(r"\S{24,}")
 WIDE_TABLE_COLUMNS = 9  # from here on a table is set smaller to fit an A4 page (the ncu kernel ranking has 11)
 
 
-def _cell(html: Markup, may_wrap: bool) -> dict[str, Any]:
-    return {"html": html, "wrap": may_wrap and bool(LONG_TOKEN.search(plain_text(html)))}
+def _cell(html: Markup, may_wrap: bool, embed: str) -> dict[str, Any]:
+    wrap = may_wrap and bool(LONG_TOKEN.search(plain_text(html)))
+    return {"html": separator_breaks(html, SOFT_BREAK[embed]) if wrap else html, "wrap": wrap}
+
+
+# A line-break opportunity that is no character: <wbr> for a browser; WeasyPrint ignores it but breaks at a
+# zero-width space, which it leaves out of the PDF's text (a copied name has none)
+SOFT_BREAK = {"svg": "<wbr>", "png": "\u200b"}
+
+
+_TAGS = re.compile(r"(<[^>]*>)")  # no nesting in a tag: linear
+# after `_`, `::`, a `.` or `-` between letters (not in 56.26 or 1 - x), a `(` or `,` before a name; not after
+# `/`, which joins units (GB/s) more often than path parts (those break at their `_` and `.`)
+_SEPARATOR = re.compile(r"(_|::|(?<=[A-Za-z])[.-](?=[A-Za-z])|[(,](?=[A-Za-z_]))")
+
+
+_VALUE = re.compile(r"(\(-?[\d.,]+) (?=[^\s()]+\))")  # "(410 GB/s)": a formula's value stays with its unit
+
+
+def separator_breaks(html: Markup, mark: str) -> Markup:
+    """A cell that may wrap inside its long tokens breaks them after a separator (`_`, `.`, `-`, `::`, `(`, `,`)
+    first: `busiest_unit_active_` / `time_percent`, never `busiest_unit_activ` / `e_time_percent` (issue
+    36), and a value in a formula stays with its unit. `overflow-wrap: anywhere` stays the last resort, for a run
+    with no separator (a hash)."""
+    parts = _TAGS.split(str(html))
+    return Markup("".join(part if part.startswith("<") else
+                          _VALUE.sub("\\1\u00a0", _SEPARATOR.sub(lambda m: m.group(1) + mark, part)) for part in parts))
 
 
 def _block(block: Block, md: Any, embed: str, drawn: Mapping[str, bytes], page_size: str) -> dict[str, Any]:
@@ -71,7 +96,7 @@ def _block(block: Block, md: Any, embed: str, drawn: Mapping[str, bytes], page_s
         # a screen's width is not known; the PDF's page is
         may_wrap = embed == "svg" or not fits_unbroken(headers, rows, align, page_size, wide)
         return {"kind": "table", "caption": inline(block.caption) if block.caption else "", "align": align,
-                "wide": wide, "headers": headers, "rows": [[_cell(c, may_wrap) for c in row] for row in rows]}
+                "wide": wide, "headers": headers, "rows": [[_cell(c, may_wrap, embed) for c in row] for row in rows]}
     if block.kind == "code":
         return {"kind": "code", "text": block.text}
     if block.kind == "chart":

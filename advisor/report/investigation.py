@@ -9,7 +9,7 @@ from advisor.core.model import Amdahl, Analysis
 from advisor.kinds import get as get_kind
 from advisor.report.budget import together
 from advisor.report.document import Bullets, Chart, CodeBlock, Paragraph, Section, Table, code, escape
-from advisor.report.findings import measured_words, root_causes
+from advisor.report.findings import measured_words, root_causes, slower_steps
 from advisor.report.view import subject
 
 
@@ -65,6 +65,9 @@ def _amdahl_bullets(a: Amdahl) -> list[str]:
         else:
             items.append(f"The target **{fmt.speedup(a.target)} is unreachable** by speeding up these steps: it lies "
                          f"above the {fmt.speedup(a.ceiling)} ceiling. The unchanged steps must get faster too.")
+    if slower_steps(a):  # a regression: undoing it comes before the ceiling and the target (issue 36)
+        items.append("The change made the workload slower: **fix or revert it first**; the ceiling and the target "
+                     "above are for the changed steps once they are faster than before.")
     return items
 
 
@@ -82,8 +85,8 @@ def _profile_bounds(analysis: Analysis) -> list:
                      code(f.claim)))
     if not rows:  # nothing to tabulate: say so instead of introducing a table that is not there
         blocks: list = [Paragraph(
-            f"No finding claims a share of the {noun}'s time (the findings are context, or, like warm-up and a "
-            "device-bound verdict, name no time a fix is known to give back), so there is no Amdahl bound to show.")]
+            f"No finding claims a share of the {noun}'s time (the findings are context, or name which unit sets the "
+            "pace and no time a fix is known to give back), so there is no Amdahl bound to show.")]
         return blocks + _pipeline(analysis)
     blocks = [Paragraph(
         f"No workload timings were given (`--context` with `workload:`), so this is the {noun}-level view: for each "
@@ -189,7 +192,12 @@ def meaning_section(analysis: Analysis) -> Section:
             sentences.append(f"{len(falsified)} of the {len(inv.hypotheses)} hypotheses are falsified by the "
                              "profile: they targeted a bottleneck the kernel does not have.")
     a = inv.amdahl if inv else None
-    if a and a.ceiling is not None:
+    slower = slower_steps(a) if a else []
+    if a and slower:  # a regression: the change lost the time, and undoing it comes before any Amdahl ceiling
+        sentences.append(f"The change made its own {'steps' if len(slower) > 1 else 'step'} slower "
+                         f"({', '.join(slower)}): the workload is {measured_words(a.measured)}, so the first step "
+                         "is to fix or revert the change, not to shorten the unchanged steps.")
+    elif a and a.ceiling is not None:
         unchanged = [s for s in a.baseline if s not in a.changed]
         share = sum(a.optimized[s] for s in unchanged) / sum(a.optimized.values()) if unchanged else 0
         rest = (f" The unchanged steps ({', '.join(escape(s) for s in unchanged)}) are now "

@@ -120,3 +120,11 @@ def test_a_message_spec_does_not_print_a_huge_number():
 def test_a_percent_has_a_readable_precision(fraction, shown):
     """Issue 34's re-read: "compute overlaps 0.0000000043 %" (a few ns of a window) is noise, shown as < 0.0001 %."""
     assert fmt.percent(fraction) == shown
+
+
+def test_a_count_of_one_thing_is_singular():
+    """Issue 36: "limited by registers (1 blocks per SM)" in five Nsight Compute reports."""
+    from advisor.core import units
+
+    assert [units.value(1, "blocks"), units.value(2, "blocks"), units.value(1, "SMs"), units.value(1, "inst/cycle")] \
+        == ["1 block", "2 blocks", "1 SM", "1 inst/cycle"]

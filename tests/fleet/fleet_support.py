@@ -11,13 +11,14 @@ from tests_support import SAMPLES
 
 def neuron_profiles(folder: Path, count: int, start: int = 0) -> list[Path]:
     """`count` distinct Neuron summary-json profiles (weight_reload with a scaled total_time), one per
-    kernel folder, as a nightly tree lays them out."""
+    kernel folder, as a nightly tree lays them out. Each 0.2 % longer than the one before: more than two
+    exports of one capture differ by, so none is the same capture as another (advisor/fleet/capture.py)."""
     base = json.loads((SAMPLES / "weight_reload" / "summary.json").read_text())
     paths = []
     for i in range(start, start + count):
         path = folder / f"kernel_{i:04d}" / "summary.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({**base, "total_time": base["total_time"] * (1 + i / 1000)}))
+        path.write_text(json.dumps({**base, "total_time": base["total_time"] * 1.002 ** i}))
         paths.append(path)
     return paths
 

@@ -16,13 +16,15 @@ UNITS = {"total_time": "s", "gain": "fraction", "recoverable_time": "s", "size":
 def profile(name: str, hash_: str, total_time: float = NAN, *, kind: str | None = "neuron", status: str = "ok",
             run: int = 1, label: str | None = None, captured: str | None = None, gain: float = NAN,
             gain_finding: str | None = None, error: str | None = None, dma: float = NAN,
-            device: str | None = "trn1.2xlarge", path: str | None = None, root_causes: str = "") -> dict[str, Any]:
+            device: str | None = "trn1.2xlarge", path: str | None = None, root_causes: str = "",
+            capture: str | None = None) -> dict[str, Any]:
     recoverable = gain * total_time if not (math.isnan(gain) or math.isnan(total_time)) else NAN
     return {"hash": hash_, "path": path or f"/p/{name}/{hash_}.json", "size": 10, "mtime_ns": 1, "kind": kind,
             "status": status, "error": error, "name": name, "device": device if status == "ok" else None,
             "profiler_version": None, "captured": captured, "label": label, "run": run, "part": run,
             "total_time": total_time, "gain": gain, "gain_finding": gain_finding, "recoverable_time": recoverable,
-            "findings": 0, "root_causes": root_causes, "top_severity": None, "dma_active_time_percent": dma}
+            "findings": 0, "root_causes": root_causes, "top_severity": None, "capture": capture,
+            "dma_active_time_percent": dma}
 
 
 def finding(p: dict[str, Any], rule: str, gain: float = NAN, root_cause: bool = True,

@@ -59,11 +59,28 @@ def test_only_cells_with_a_long_token_may_wrap_anywhere():
     hash_id = "n_" + "0123456789abcdef" * 3  # 50 characters without a break
     row = (hash_id, "`vector_engine_active_time_percent`", "1.5 ms")
     assert LONG_TOKEN.search(hash_id) and not LONG_TOKEN.search("total_time")
-    for html in (_table_html(("Entry", "Metric", "Time"), row, embed="svg"),  # the HTML: a screen of any width
-                 _table_html(("Entry", "Metric", "Time", "A", "B"), (*row, hash_id, hash_id))):  # too wide for A4
-        assert f'<td class="left wrap">{hash_id}</td>' in html
-        assert '<td class="left wrap"><code>vector_engine_active_time_percent</code></td>' in html  # 33 characters
+    for html, soft in ((_table_html(("Entry", "Metric", "Time"), row, embed="svg"), "<wbr>"),  # a screen's width
+                       (_table_html(("Entry", "Metric", "Time", "A", "B"), (*row, hash_id, hash_id)), "\u200b")):
+        # a wrapping cell breaks after a separator first (the PDF's zero-width space stays out of its text)
+        assert f'<td class="left wrap">n_{soft}{hash_id[2:]}</td>' in html
+        metric = soft.join(("vector_", "engine_", "active_", "time_", "percent"))
+        assert f'<td class="left wrap"><code>{metric}</code></td>' in html  # 33 characters
         assert '<td class="left">1.5 ms</td>' in html
+
+
+def test_a_wrapping_cell_breaks_identifiers_only_after_their_separators(tmp_path):
+    """Issue 36: the PDF's time budget broke `busiest_unit_activ` / `e_time_percent` and `memory_fix_recoverabl` /
+    `e`. Every line of the formula column now ends at a space or after a separator, numbers and units whole."""
+    from pypdf import PdfReader
+
+    from advisor.report.render import render
+
+    pdf = render(analyze(SAMPLES / "multi_core" / "summary.json"), "pdf", Path("r.pdf")).main
+    text = "\n".join(page.extract_text() for page in PdfReader(io.BytesIO(pdf)).pages)
+    assert "\u200b" not in text  # a name copied from the PDF has no hidden character
+    for broken in ("activ\ne_", "recoverabl\ne", "percen\nt", "56.\n26", "GB/\ns"):
+        assert broken not in text
+    assert "busiest_unit_active_time_" in text.replace("\n", "")
 
 
 def test_a_pdf_table_that_fits_its_page_unbroken_wraps_nowhere():

@@ -139,7 +139,9 @@ def test_occupancy_estimate_turns_global_under_issue_slots():
 
 @pytest.mark.skipif(not DSOCR.exists(), reason="shared reference export not present")
 def test_cc120_gemv_export_matches_nsight_compute():
-    """ncu: IssueSlotUtilization local 80.34, TheoreticalOccupancy global 80.34, register-limited 16.67 %."""
+    """ncu: IssueSlotUtilization local 80.34, TheoreticalOccupancy global 80.34, register-limited 16.67 %. But ncu's
+    own SOLBottleneck says the grid is 0.7 waves: every block is resident at once, so no occupancy limit binds and
+    the register rule passes (issue 36); the small grid is the root cause, with no estimate (no SM count)."""
     profile = load(DSOCR, LoadOptions())[0]
     hw = resolve(NCU, {**profile.values, **profile.info}, None)
     assert hw.name == "cc12.0"
@@ -148,7 +150,8 @@ def test_cc120_gemv_export_matches_nsight_compute():
     assert metrics["theoretical_occupancy_percent"].check.agrees
     issue = finding(result, "issue-slots-underused")
     assert (issue.speedup_scope, round(issue.estimated_speedup * 100, 2)) == ("local", 80.34)
-    registers = finding(result, "occupancy-limited-by-registers")
-    assert (registers.speedup_scope, round(registers.estimated_speedup * 100, 2)) == ("global", 80.34)
-    assert registers.root_cause
+    assert metrics["waves_per_sm"].value == 0.7 and any("SOLBottleneck" in n for n in profile.notes)
+    assert outcome(result, "occupancy-limited-by-registers") == "passed"
+    small = finding(result, "small-grid")
+    assert small.root_cause and small.estimated_speedup is None
     assert outcome(result, "latency-bound") == "fired"

@@ -386,3 +386,20 @@ def test_samples_still_run_through_the_checks(tmp_path):
                  "--quiet", "-o", str(tmp_path / "f.md")]) == 0
     assert main(["fleet", str(SAMPLES / "weight_reload"), "--store", str(tmp_path / "st"), "--workers", "1",
                  "--quiet", "--force", "-o", str(tmp_path / "f.md")]) == 0
+
+
+def test_a_future_cancelled_by_ctrl_c_is_no_log_line():
+    """A run of the suite (issue 36's) caught tornado logging `InvalidStateError: CANCELLED` with a traceback while
+    Ctrl-C closed the cluster, before the run silenced the logs: that record is dropped, any other kept."""
+    import logging
+    from concurrent.futures import InvalidStateError
+
+    from advisor.fleet.interrupts import CancelledFutureNoise
+
+    def record(error: BaseException) -> logging.LogRecord:
+        return logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Exception in callback", (),
+                                 (type(error), error, None))
+
+    noise = CancelledFutureNoise()
+    assert not noise.filter(record(InvalidStateError("CANCELLED: <Future at 0x1 state=cancelled>")))
+    assert noise.filter(record(ValueError("a real problem")))

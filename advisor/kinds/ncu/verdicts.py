@@ -8,6 +8,7 @@ advisor's is data (data/verdicts.yaml).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ from advisor.kinds.ncu import KIND
 SAME = "same diagnosis"
 ROOT_CAUSE = "advisor adds a root cause"
 DISAGREE = "disagree"
-NCU_ONLY = "ncu only"
+NOT_MODELLED = "not modelled by advisor"  # an ncu result no advisor rule diagnoses: shown as ncu gave it
 ADVISOR_ONLY = "advisor only"
 NOT_EVALUATED = "ncu could not evaluate"
 ADVISOR_NOT_EVALUATED = "not evaluated"  # advisor's counterparts lacked inputs: no verdict to set against ncu's
@@ -43,6 +44,7 @@ class _Mapping:
     sections: tuple[str, ...]
     message: re.Pattern[str] | None
     ours: tuple[str, ...]
+    modelled: bool = True  # False: advisor has no rule for this result (data/verdicts.yaml `modelled: false`)
 
     def matches(self, vendor: VendorFinding) -> bool:
         same_rule = vendor.rule == self.rule if vendor.rule else vendor.section in self.sections
@@ -81,8 +83,25 @@ def _formula_change(analysis: Analysis, vendor: VendorFinding, changes: list[_Fo
 
 def _mappings(data: dict[str, Any]) -> list[_Mapping]:
     return [_Mapping(str(e["rule"]), tuple(e.get("sections") or ()),
-                     re.compile(e["message"]) if e.get("message") else None, tuple(e.get("ours") or ()))
+                     re.compile(e["message"]) if e.get("message") else None, tuple(e.get("ours") or ()),
+                     bool(e.get("modelled", True)))
             for e in data.get("rules") or ()]
+
+
+def estimate_inputs(findings: Sequence[VendorFinding]) -> dict[str, float]:
+    """ncu's estimates of the mechanisms data/verdicts.yaml lists under `estimates`, as profile inputs (a later
+    result of one rule wins). A local one caps too: ncu's global estimate is never above its local one, and a local
+    0 is ncu finding no time to give back (UncoalescedGlobalAccess without L2 cycle counters, as in 2023.2)."""
+    entries = KIND.data("verdicts.yaml").get("estimates") or ()
+    wanted = [(m, str(e["input"])) for m, e in zip(_mappings({"rules": entries}), entries, strict=True)]
+    found: dict[str, float] = {}
+    for vendor in findings:
+        if vendor.speedup is None:
+            continue
+        for mapping, name in wanted:
+            if mapping.matches(vendor):
+                found[name] = vendor.speedup
+    return found
 
 
 def estimate(speedup: float | None, scope: str, none: str = "no estimate") -> str:
@@ -141,9 +160,12 @@ def verdicts(analysis: Analysis) -> list[Verdict]:
             rows.append(Verdict(vendor, (), NOT_EVALUATED, "Nsight Compute reported it could not evaluate this "
                                                            "rule; advisor's own rules ran on the metrics present."))
             continue
-        if mapping is None:
+        if mapping is None or not mapping.modelled:
             rule = vendor.rule or vendor.section
-            rows.append(Verdict(vendor, (), NCU_ONLY, f"advisor has no rule for ncu's {rule}."))
+            what = f" ({vendor.title})" if vendor.title else ""
+            rows.append(Verdict(vendor, (), NOT_MODELLED, f"advisor has no rule for ncu's {rule}{what}: it is shown as "
+                                                          "ncu gave it, and its estimate enters none of advisor's "
+                                                          "sums."))
             continue
         if not mapping.ours:
             rows.append(Verdict(vendor, (), INFORMATIONAL, "ncu states a fact here, not a problem."))

@@ -92,7 +92,7 @@ def fake_verdicts(monkeypatch):
     advisor-only row, so the table's rendering is checked on rows of every shape."""
     def verdicts(analysis):
         rows = [_Verdict(v, (_finding("occupancy-limited-by-registers", 0.8034),) if v.rule == "TheoreticalOccupancy"
-                         else (), "same diagnosis" if v.rule == "TheoreticalOccupancy" else "ncu only",
+                         else (), "same diagnosis" if v.rule == "TheoreticalOccupancy" else "not modelled by advisor",
                          "both name the registers") for v in analysis.vendor_findings]
         return [*rows, _Verdict(None, (_finding("tail-effect", 0.05, "local"),), "advisor only", "ncu has no rule")]
 
@@ -181,7 +181,8 @@ def test_tldr_and_setup(details_csv):
     analysis = analyze(details_csv)
     lines = [text for _, text in report.tldr(analysis)]
     assert lines[0].startswith("`kernel` (224, 1, 1)×(32, 4, 1) on cc 12.0, 6.75 µs: **latency-bound**")
-    assert lines[1] == "**Occupancy: theoretical 16.67 %, achieved 11.32 %**, limited by registers (2 blocks per SM)."
+    assert lines[1] == ("**Occupancy: theoretical 16.67 %, achieved 11.32 %**, limited by registers (2 blocks per SM); "
+                        "0.7 waves per SM.")  # the waves from ncu's SOLBottleneck result
     rows = dict(report.setup_rows(analysis))
     assert rows["Kernel"] == "`kernel` — `enable_if<!T7, void>::type kernel<…>(T13)`"
     assert rows["Launch ID"] == "0 (context 1, stream 7)"

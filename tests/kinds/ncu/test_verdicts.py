@@ -89,7 +89,7 @@ def test_no_register_cap_advice_when_shared_memory_also_binds():
     assert outcome(result, "occupancy-limited-by-registers") == "passed"
     assert outcome(result, "occupancy-limited-by-shared-memory") == "passed"
     tie = finding(result, "occupancy-limited-by-several-resources")
-    assert "registers 1 blocks" in tie.message and "shared memory 1 blocks" in tie.message
+    assert "registers 1 block," in tie.message and "shared memory 1 block," in tie.message
     assert "Cap registers so one more block fits" not in tie.recommendation
     # local 1 - 2/16 warps per scheduler, global as min(issue-slot 1 - 0.8612, local) like ncu's TheoreticalOccupancy;
     # but compute is saturated (86 %), which explains it: a symptom of a pipe at its limit claims no time (issue 36)
@@ -374,4 +374,5 @@ def test_the_csv_and_text_exports_of_one_capture_agree_on_every_verdict():
     samples = Path(__file__).resolve().parents[3] / "samples"
     counts = [Counter(v.status for v in verdicts(analyze(samples / "ncu_seed004" / name)))
               for name in ("details.csv", "output.txt")]
-    assert counts[0] == counts[1] and "ncu only" not in counts[1], counts
+    # one not modelled in each: the DRAM access pattern (MemoryCacheAccessPattern), which advisor does not read
+    assert counts[0] == counts[1] and counts[1]["not modelled by advisor"] == 1, counts

@@ -86,7 +86,7 @@ def test_compare_traces_and_their_saved_analyses_with_per_layer_deltas(tmp_path)
     again = tmp_path / "saved.md"
     assert main(["compare", *map(str, saved), "-o", str(again)]) == 0
     for text in (direct.read_text(), again.read_text()):
-        assert "Fixed: `dma-bound-layers`, `ne-starved-by-transfers`" in text  # root cause first
+        assert "Fixed: `ne-starved-by-transfers`, `dma-bound-layers`" in text  # root causes, larger first
         assert "## Layers: device time" in text and "## Command categories: busy" in text
         task_dma = next(line for line in text.splitlines() if line.startswith("| Task DMA |"))
         assert "better" in task_dma and "-70." in task_dma

@@ -15,6 +15,7 @@ from advisor.core.model import Profile, SourceInfo, VendorFinding
 from advisor.core.numbers import number_or_reason
 from advisor.kinds.conventions import conventions, has_profile_metrics, normalise
 from advisor.kinds.ncu import KIND
+from advisor.kinds.ncu.verdicts import estimate_inputs
 
 METRICS_SECTION = "Command line profiler metrics"  # --metrics rows: the name is the metric's own
 RULE_TYPES = ("OPT", "INF", "WRN", "ERR")
@@ -123,11 +124,48 @@ def to_profile(launch: Launch, path: str, fmt: str, shape: str, entries: Sequenc
         if dims and values.get(count_field) is None:  # the CSV's "(x, y, z)" columns say it when no row does
             values[count_field] = float(dims[0] * dims[1] * dims[2])
             values_units[count_field] = "threads" if count_field == "block_size" else "blocks"
+    for name, value, unit, note in _from_rule_messages(launch.rules, values):
+        values[name], values_units[name] = value, unit
+        notes.append(note)
+    busiest = _busiest_pipe(values)
+    if busiest:
+        info["busiest_pipe"] = busiest
+    for name, speedup in estimate_inputs(launch.rules).items():  # ncu's own estimates cap advisor's (issue 36)
+        values[name] = speedup
+        values_units[name] = "fraction"
     many = len(entries) > 1
     source = SourceInfo(path=path, format=fmt, shape=shape, entry=entry_name(launch) if many else None,
                         entries=tuple(entries) if many else ())
     return Profile(source=source, values=values, info=info, notes=tuple(notes), units=values_units,
                    raw_names=fields.raw_names, vendor_findings=tuple(launch.rules), kind=KIND.name)
+
+
+def _from_rule_messages(rules: Sequence[VendorFinding],
+                        values: dict[str, float | None]) -> list[tuple[str, float, str, str]]:
+    """Figures ncu printed only in its rule results (data/kernels.yaml `from_rule_messages`), for fields the export
+    has no value of: (field, value, unit, the note that says where it came from)."""
+    found = []
+    for entry in KIND.data("kernels.yaml").get("from_rule_messages") or ():
+        field_name = str(entry["field"])
+        if values.get(field_name) is not None:
+            continue
+        pattern = re.compile(str(entry["pattern"]))
+        for vendor in rules:
+            match = pattern.search(vendor.message) if vendor.rule == entry["rule"] else None
+            if match:
+                value = float(match.group(1))
+                found.append((field_name, value, str(entry["unit"]), f"{field_name} {value:g} is read from Nsight "
+                              f"Compute's {vendor.rule} result (the export has no metric for it)."))
+                break
+    return found
+
+
+def _busiest_pipe(values: dict[str, float | None]) -> str:
+    """The name of the busiest pipe data/kernels.yaml lists, or "" when the profile has none of their figures."""
+    pipes = KIND.data("kernels.yaml").get("busiest_pipe") or {}
+    known = [(value, str(name)) for field_name, name in pipes.items()
+             if isinstance(value := values.get(field_name), float) and value > 0]
+    return max(known)[1] if known else ""
 
 
 def vendor_finding(rule: str, section: str, rule_type: str, message: str, speedup_type: str = "",

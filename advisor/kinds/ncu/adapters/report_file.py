@@ -62,6 +62,12 @@ def _markup(message: str) -> str:
     return _LINK.sub(r"\1", _URL.sub(r"\1 (\2)", message))
 
 
+def _whole(text: str) -> str:
+    """ "32.0" -> "32": a count the report stores as a double; any other text as it is."""
+    head, dot, tail = text.partition(".")
+    return head if dot and head.isdigit() and tail and set(tail) == {"0"} else text
+
+
 def _rules(results: list[dict[str, Any]]) -> list[VendorFinding]:
     findings = []
     for result in results:
@@ -91,11 +97,12 @@ def _launch(action: Any, launch_id: int) -> Launch:
     identity = {"device_name": values.get("device__attribute_display_name", ""),
                 "context": values.get("launch__context_id", ""), "stream": values.get("launch__stream_id", ""),
                 "device": values.get("launch__device_id", "")}
-    major, minor = (values.get(f"device__attribute_compute_capability_{p}") for p in ("major", "minor"))
+    major, minor = (_whole(values.get(f"device__attribute_compute_capability_{p}", "")) for p in ("major", "minor"))
     if major and minor:
         identity["compute_capability"] = f"{major}.{minor}"
     for kind in ("block", "grid"):
-        dims = [values.get(f"launch__{kind}_dim_{axis}", "") for axis in "xyz"]
+        # the report stores launch dimensions as doubles: "(32, 63, 1)", as the CSV prints them, not "(32.0, …)"
+        dims = [_whole(values.get(f"launch__{kind}_dim_{axis}", "")) for axis in "xyz"]
         if all(dims):
             identity[f"{kind}_dims"] = f"({', '.join(dims)})"
     demangled = getattr(action, "NameBase_DEMANGLED", NAME_BASE_DEMANGLED)

@@ -27,7 +27,7 @@ from advisor.kinds.ncu.report.grouped import grouped
 from advisor.kinds.ncu.report.occupancy import _limiter_text, _occupancy
 from advisor.kinds.ncu.report.occupancy import limiters as limiters
 from advisor.kinds.ncu.report.roofline import _memory, _roofline
-from advisor.kinds.ncu.verdicts import DISAGREE, Verdict, estimate, verdicts
+from advisor.kinds.ncu.verdicts import DISAGREE, NOT_MODELLED, Verdict, estimate, verdicts
 from advisor.report.document import Chart, Paragraph, Section, Table, code, escape
 from advisor.report.view import View
 
@@ -196,7 +196,23 @@ def tldr(analysis: Analysis) -> list[tuple[int, str]]:
         if _has(view, "waves_per_sm"):
             text += f"; {fmt.ratio(view.raw('waves_per_sm'))} waves per SM"
         candidates.append((1, text + "."))
+    unmodelled = _unmodelled(analysis)
+    if unmodelled:
+        candidates.append((4, "Nsight Compute also flags what advisor does not model: " + "; ".join(unmodelled)
+                           + " (ncu's own estimates, in none of advisor's sums; see its verdicts table)."))
     return candidates
+
+
+UNMODELLED_SHOWN = 0.05  # ncu's estimate from which a result advisor has no rule for is named in the TL;DR
+
+
+def _unmodelled(analysis: Analysis) -> list[str]:
+    """ncu's results with an estimate of 5 % or more that no advisor rule diagnoses, largest first (issue 36)."""
+    found = [v.vendor for v in verdicts(analysis) if v.status == NOT_MODELLED and v.vendor is not None
+             and v.vendor.speedup is not None and v.vendor.speedup >= UNMODELLED_SHOWN]
+    found.sort(key=lambda f: -(f.speedup or 0.0))
+    return [f"{code(f.rule) if f.rule else escape(f.section)} {escape(f.title) if f.title else ''} "
+            f"({estimate(f.speedup, f.speedup_scope)})".replace("  ", " ") for f in found[:3]]
 
 
 def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:

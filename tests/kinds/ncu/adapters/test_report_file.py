@@ -222,3 +222,28 @@ def test_wrong_magic_is_refused_before_the_library_is_asked(write, fake_ncu_repo
     path = write("renamed.ncu-rep", '"ID","Kernel Name"\n')
     with pytest.raises(AdvisorError, match="not an Nsight Compute report"):
         report_file.load(path, LoadOptions())
+
+
+def test_counts_stored_as_doubles_read_as_whole_numbers():
+    """The real T4 report stores launch dimensions as doubles: "(32.0, 63.0, 1.0)" in the TL;DR (issue 36)."""
+    assert [report_file._whole(t) for t in ("32.0", "63", "1.00", "7.5", "", "n/a")] == ["32", "63", "1", "7.5", "",
+                                                                                       "n/a"]
+
+
+def test_the_real_t4_report_when_nvidias_reader_is_installed():
+    """The real `.ncu-rep` (../shared/reference/ncu-examples), read by NVIDIA's `ncu_report` where it is installed
+    (`pip install 'advisor[ncu]'`; verified with ncu-report 2026.3.1): uncoalesced access of a memory-bound kernel
+    is the verdict at ncu's own 44.30 %, and the L1TEX access pattern is the same diagnosis, not unmodelled."""
+    pytest.importorskip("ncu_report")
+    from tests_support import SHARED_REFERENCE
+
+    from advisor.api import analyze
+    from advisor.kinds.ncu.verdicts import NOT_MODELLED, verdicts
+    from advisor.report.findings import root_causes
+
+    path = SHARED_REFERENCE / "ncu-examples" / "ncu_rep_T4_matrix_add2d_uncoalesced.ncu-rep"
+    analysis = analyze(path)
+    assert (analysis.info["grid_dims"], analysis.info["block_dims"]) == ("(32, 63, 1)", "(16, 16, 1)")
+    top = root_causes(analysis)[0]
+    assert top.name == "uncoalesced-memory-traffic" and top.estimated_speedup == pytest.approx(0.443, abs=5e-4)
+    assert not [v for v in verdicts(analysis) if v.status == NOT_MODELLED]
