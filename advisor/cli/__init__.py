@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from advisor import __version__
+from advisor.cli.usage import Parser, add_global_options
 from advisor.core.model import SEVERITIES as SEVERITY_CHOICES
 from advisor.core.numbers import COMPARE_NOISE
 
@@ -69,12 +70,6 @@ def severity(text: str) -> str:
     return text.strip().lower()
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 (argparse's own format adds usage)
-        self.exit(2, f"advisor: error: usage: {message} (see `advisor {self.prog.split()[-1]} --help`)\n"
-                  if " " in self.prog else f"advisor: error: usage: {message} (see `advisor --help`)\n")
-
-
 def _input_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) -> None:
     formats = "; ".join(f"{k.title}: {k.formats}" for k in kinds)
     p.add_argument("input", type=Path, help=f"the profile ({formats})".replace("%", "%%"))
@@ -110,7 +105,6 @@ def _analysis_options(p: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) 
     p.add_argument("--kind", metavar="NAME", choices=[k.name for k in kinds],
                    help="read every input as this profile kind instead of detecting it "
                         f"({', '.join(k.name for k in kinds)})")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--config", metavar="FILE", type=Path,
                    help="settings file (default: advisor.toml or [tool.advisor] in pyproject.toml, searched "
                         "from the working directory upwards)")
@@ -122,10 +116,13 @@ def _rules_option(p: argparse.ArgumentParser) -> None:
                    help="extra rule pack file or folder (repeatable)")
 
 
-def _document_options(p: argparse.ArgumentParser, what: str, default: str = "Markdown on stdout") -> None:
+def _document_options(p: argparse.ArgumentParser, what: str, default: str = "Markdown on stdout",
+                      ci: tuple[str, ...] = ()) -> None:
     p.add_argument("-o", "--output", type=Path, help=f"output file for {what}: .md, .html, .pdf or .json "
                                                       f"(default: {default})")
-    p.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
+    p.add_argument("--format", choices=("md", "json", "html", "pdf", *ci),
+                   help="override the output format" + ("; for CI (docs/ci.md): github (workflow annotations, stdout "
+                                                        "by default), junit (also from -o x.xml)" if ci else ""))
     p.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
 
 
@@ -136,12 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     kinds = available()
     titles = ", ".join(k.title for k in kinds)
-    parser = _Parser(prog="advisor", description=f"Rules-based performance advisor for ML-accelerator profiles "
+    parser = Parser(prog="advisor", description=f"Rules-based performance advisor for ML-accelerator profiles "
                                                  f"(kinds: {titles}).",
                      epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"advisor {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
 
     report = sub.add_parser("report", help="analyse a profile and write the report",
                             description="Analyse a profile and write the investigation report.",
@@ -150,7 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", type=Path,
                         help="output file; the format follows the extension: .md (charts in <name>_files/), .html, "
                              ".pdf, .json (default: Markdown on stdout)")
-    report.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
+    report.add_argument("--format", choices=("md", "json", "html", "pdf", "sarif", "github"),
+                        help="override the output format; for CI (docs/ci.md): sarif (SARIF 2.1.0, also from -o "
+                             "x.sarif), github (workflow annotations of the findings at or above --fail-on, stdout by "
+                             "default)")
     report.add_argument("--context", metavar="FILE", type=Path,
                         help="investigation context (YAML): title, tracker, notes, workload timings for Amdahl, "
                              "expectations, hypotheses (see docs/context.md)")
@@ -167,7 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     comparing.add_argument("inputs", type=Path, nargs="+", metavar="INPUT", help="two or more, oldest first")
     comparing.add_argument("-o", "--output", type=Path, help="output file: .md, .html, .pdf or .json "
                                                              "(default: Markdown on stdout)")
-    comparing.add_argument("--format", choices=("md", "json", "html", "pdf"), help="override the output format")
+    comparing.add_argument("--format", choices=("md", "json", "html", "pdf", "github", "junit"),
+                           help="override the output format; for CI (docs/ci.md): github (the gates, new and fixed "
+                                "findings as workflow annotations, stdout by default), junit (a test case per gate, "
+                                "also from -o x.xml)")
     comparing.add_argument("--page-size", choices=("a4", "letter"), default="a4", help="PDF page size (default a4)")
     comparing.add_argument("--label", action="append", default=[], help="a name per input, in order (repeat)")
     comparing.add_argument("--noise", type=finite_percent, default=100 * COMPARE_NOISE, metavar="PCT",
@@ -191,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument("--store", metavar="DIR", type=Path, required=True,
                        help="the store folder (created when missing); re-runs skip profiles already stored")
     _document_options(fleet, "the fleet overview", "with PATHs none, the run fills the store; without, Markdown on "
-                                                   "stdout")
+                                                   "stdout", ci=("github", "junit"))
     fleet.add_argument("--label", help="a label for this run's profiles (e.g. a date or commit), ordering the "
                                        "trends when profiles carry no capture time")
     fleet.add_argument("--force", action="store_true", help="re-analyse profiles already in the store")
@@ -225,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = sub.add_parser("rules", help="list, show, validate and test rule packs",
                            description="Rule packs: the built-in ones plus any given with --rules.")
-    rules_sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", parser_class=_Parser, required=True)
+    rules_sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", parser_class=Parser, required=True)
     listing = rules_sub.add_parser("list", help="every rule with id, name, severity, category and title")
     listing.add_argument("--kind", metavar="NAME", help="only the rules of packs that apply to this profile kind")
     _rules_option(listing)
@@ -241,6 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("paths", metavar="PATH", type=Path, nargs="*")
     docs = rules_sub.add_parser("docs", help="write the rule reference (Markdown) into a folder")
     docs.add_argument("folder", type=Path)
+    add_global_options(parser)  # --debug, --quiet: before or after the command
     return parser
 
 

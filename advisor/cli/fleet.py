@@ -49,6 +49,9 @@ def fleet(args: argparse.Namespace) -> int:
     analyze_options = options.analyze_options(args, options.settings(args))
     # before any work: -o is none of the files the run reads (nor a new file in a folder it searches, read by
     # the next run; nor the context, packs or settings) and not inside the store
+    from advisor.report.ci_formats import FLEET_FORMATS, GATE_EXTENSIONS, fleet_ci, implied_format
+
+    args.format = implied_format(args.output, args.format, GATE_EXTENSIONS)  # -o fleet.xml: JUnit
     fmt = output_format(args, paths_read(scanned(args.paths), analyze_options), "fleet.pdf", protected=[args.store])
     noise = options.noise(args)
     if args.top < 1:
@@ -85,7 +88,11 @@ def fleet(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"advisor: fleet: the overview: advisor fleet --store {args.store} -o fleet.md", file=sys.stderr)
         return 0
+    if fmt in FLEET_FORMATS:  # CI (docs/ci.md): the stored profiles and their findings, latest row of each
+        profiles = store.profiles()
+        emit(args, fleet_ci(profiles.to_dict("records"), store.findings(profiles).to_dict("records"), fmt), store)
+        return 0
     from advisor.fleet.render import render_fleet
 
-    emit(args, render_fleet(store, fmt, args.output, args.page_size, noise, args.top))
+    emit(args, render_fleet(store, fmt, args.output, args.page_size, noise, args.top), store)
     return 0

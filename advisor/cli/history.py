@@ -15,5 +15,5 @@ def history(args: argparse.Namespace) -> int:
     noise = options.noise(args)
     fmt = output_format(args, [], "history.pdf", protected=[args.store])  # never into the store it reads
     store = Store.open(args.store)
-    emit(args, render_history(store, args.name, fmt, args.output, args.page_size, noise))
+    emit(args, render_history(store, args.name, fmt, args.output, args.page_size, noise), store)
     return 0

@@ -30,15 +30,24 @@ def analysis(args: argparse.Namespace, analyze_options):
 def report(args: argparse.Namespace) -> int:
     from advisor.api import paths_read
     from advisor.gates import severity_gate
+    from advisor.report.ci_formats import REPORT_EXTENSIONS, REPORT_FORMATS, implied_format, report_ci
     from advisor.report.render import render
 
     found = options.settings(args)
     analyze_options = options.analyze_options(args, found)
+    args.format = implied_format(args.output, args.format, REPORT_EXTENSIONS)  # -o findings.sarif: SARIF
     fmt = output_format(args, paths_read([args.input], analyze_options), "report.pdf")
+    fail_on = args.fail_on or found.fail_on
     with options.chart_drawer(args, fmt) as drawer:  # started first: it loads matplotlib during the analysis
+        if fmt == "pdf":  # then WeasyPrint, on a thread, during the analysis too
+            from advisor.report.pdf import preload
+
+            preload()
         result = analysis(args, analyze_options)
-        emit(args, render(result, fmt, args.output, args.page_size, drawer))
-    failures = severity_gate(result.findings, args.fail_on or found.fail_on)
+        rendered = (report_ci(result, fmt, str(args.input), fail_on) if fmt in REPORT_FORMATS  # CI: docs/ci.md
+                    else render(result, fmt, args.output, args.page_size, drawer))
+        emit(args, rendered, result)
+    failures = severity_gate(result.findings, fail_on)
     for failure in failures:  # the report is written first: the gate explains it
         print(f"advisor: gate: {failure}", file=sys.stderr)
     return 1 if failures else 0

@@ -29,7 +29,13 @@ class Problems(AdvisorError):
         return (type(self), (self.problems, self.where))
 
 
+def closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name closest to a misspelt one, or None when none is close (difflib's ratio of 0.6 or more)."""
+    close = difflib.get_close_matches(str(name), sorted(set(known)), n=1)
+    return close[0] if close else None
+
+
 def suggest(name: str, known: Iterable[str]) -> str:
     """`; did you mean 'x'?` for the closest known name, or "" when none is close."""
-    close = difflib.get_close_matches(str(name), list(known), n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    close = closest(name, known)
+    return f"; did you mean '{close}'?" if close else ""

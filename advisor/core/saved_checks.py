@@ -24,7 +24,8 @@ ROUNDING = 1e-9  # as the engine's: a ratio of two measured times can pass its c
 
 def check(analysis: Analysis, where: str) -> None:
     """The first inconsistency as one AdvisorError naming `where` and the field."""
-    for problems in (_units(analysis), _metrics(analysis), _findings(analysis), _bounds(analysis)):
+    for problems in (_units(analysis), _metrics(analysis), _findings(analysis), _bounds(analysis),
+                     _workload(analysis)):
         problem = next(problems, None)
         if problem is not None:
             raise AdvisorError(where, problem)
@@ -115,6 +116,18 @@ def _bounds(analysis: Analysis) -> Iterator[str]:
         if analysis.packs and b.pack and b.pack not in analysis.packs:
             yield f"bounds[{i}].pack: '{b.pack}' is not one of the analysis's packs ({', '.join(analysis.packs)})"
         yield from _agrees(f"bounds[{i}].inputs", b.inputs, analysis.metrics)
+
+
+def _workload(analysis: Analysis) -> Iterator[str]:
+    """The workload timings' steps are the same before and after, and the changed ones among them: advisor writes
+    them so, and the Amdahl table and next steps read a step on both sides."""
+    a = analysis.investigation.amdahl if analysis.investigation else None
+    if a is None:
+        return
+    if set(a.baseline) != set(a.optimized):
+        yield "investigation.amdahl: baseline and optimized name different steps"
+    elif not set(a.changed) <= set(a.baseline):
+        yield "investigation.amdahl.changed names a step the timings do not have"
 
 
 def _agrees(label: str, values: Mapping[str, Evidence], metrics: Mapping[str, Metric]) -> Iterator[str]:

@@ -54,8 +54,13 @@ WIDE_TABLE_COLUMNS = 9  # from here on a table is set smaller to fit an A4 page 
 
 
 def _cell(html: Markup, may_wrap: bool, embed: str) -> dict[str, Any]:
-    wrap = may_wrap and bool(LONG_TOKEN.search(plain_text(html)))
-    return {"html": separator_breaks(html, SOFT_BREAK[embed]) if wrap else html, "wrap": wrap}
+    """A long token gets break points after its separators; only a run still long without one (a hash) needs
+    `overflow-wrap: anywhere`, whose break at every character costs the PDF's table layout most of its time."""
+    if not (may_wrap and LONG_TOKEN.search(plain_text(html))):
+        return {"html": html, "wrap": False}
+    broken = separator_breaks(html, SOFT_BREAK[embed])
+    runs = plain_text(str(broken).replace("<wbr>", " ")).replace("\u200b", " ")
+    return {"html": broken, "wrap": bool(LONG_TOKEN.search(runs))}
 
 
 # A line-break opportunity that is no character: <wbr> for a browser; WeasyPrint ignores it but breaks at a

@@ -62,7 +62,8 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(tmp_path):
 def test_fail_on_gate(tmp_path):
     done = run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.json", "--fail-on", "high")
     assert done.returncode == 1
-    assert done.stderr == "advisor: gate: 1 finding(s) at or above high: weight-reload (high)\n"
+    assert done.stderr == (f"advisor: wrote {tmp_path / 'a.json'}: 3 findings, verdict weight-reload\n"
+                           "advisor: gate: 1 finding(s) at or above high: weight-reload (high)\n")
     assert (tmp_path / "a.json").exists()  # the report is still written when the gate fails
     assert run_cli("report", WEIGHT_RELOAD, "-o", tmp_path / "b.json", "--fail-on", "critical").returncode == 0
 
@@ -276,7 +277,7 @@ def test_pyproject_tool_advisor(tmp_path, findings_of):
 def test_fail_on_from_the_settings_file(tmp_path, monkeypatch, cli):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "advisor.toml").write_text('fail_on = "high"\n')
-    done = cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.json")
+    done = cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.json", "--quiet")
     assert done.returncode == 1
     assert done.stderr == "advisor: gate: 1 finding(s) at or above high: weight-reload (high)\n"
     assert cli("report", WEIGHT_RELOAD, "-o", tmp_path / "a.json", "--fail-on", "critical").returncode == 0
@@ -372,4 +373,6 @@ def test_progress_only_on_a_terminal_and_not_with_quiet(tmp_path):
                                      command=_UNDER_THE_FLOOR)
     assert "advisor: streaming 1 MiB: 100 %" in streamed
     assert _stderr_on_a_terminal("report", trace, "--quiet", "-o", tmp_path / "c.json") == ""
-    assert run_cli("report", trace, "-o", tmp_path / "d.json").stderr == ""  # a pipe, not a terminal
+    # a pipe, not a terminal: no progress, only the closing line
+    assert run_cli("report", trace, "-o", tmp_path / "d.json").stderr == (
+        f"advisor: wrote {tmp_path / 'd.json'}: 7 findings, verdict tensor-reload\n")

@@ -296,7 +296,7 @@ def test_kind_reads_an_input_as_the_named_kind(tmp_path, capsys):
     from advisor.cli import main
 
     assert main(["report", str(SAMPLES / "mp2_energy" / "summary.json"), "--kind", "neuron",
-                 "-o", str(tmp_path / "r.md")]) == 0
+                 "-o", str(tmp_path / "r.md"), "--quiet"]) == 0
     assert main(["report", str(SAMPLES / "mp2_energy" / "summary.json"), "--kind", "ncu",
                  "-o", str(tmp_path / "x.md")]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -99,12 +99,13 @@ def test_unknown_name_did_you_mean():
     assert "did you mean 'hbm_read_bytes'" in info.value.problem
 
 
+@pytest.mark.hang_guard
 def test_huge_expression_refused_quickly():
     text = " + ".join(["a"] * 100_000)
     start = time.perf_counter()
     with pytest.raises(ExprError) as info:
         compile_expression(text, known={"a"})
-    assert time.perf_counter() - start < 30  # a hang guard: the limit refuses before any parsing
+    assert time.perf_counter() - start < 120  # a hang guard: the limit refuses before any parsing
     assert f"limit is {MAX_LENGTH}" in info.value.problem
 
 

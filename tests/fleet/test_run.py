@@ -91,9 +91,9 @@ def test_rerun_skips_what_is_stored_and_force_reanalyses_without_duplicates(tmp_
 
 
 def test_the_client_loads_the_commit_libraries_ahead_only_when_tasks_are_out(tmp_path, monkeypatch):
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor  # never threads: the analysis is not thread-safe (3.11)
 
-    import advisor.fleet.run as fleet_run
+    from advisor.fleet import run as fleet_run
 
     neuron_profiles(tmp_path / "fleet", 3)
     found = discover([str(tmp_path / "fleet")])
@@ -103,7 +103,7 @@ def test_the_client_loads_the_commit_libraries_ahead_only_when_tasks_are_out(tmp
     touched = found.candidates[0].path
     for expected in (3, 0, 0):  # first run; nothing changed; a file touched, its bytes already stored
         before = len(prepared)
-        with ThreadPoolExecutor(2) as pool:
+        with ProcessPoolExecutor(2) as pool:
             result = run_fleet(found, store, AnalyzeOptions(), lambda pool=pool: nullcontext((pool, 2)))
         assert result.analysed == expected and len(prepared) - before == (1 if expected else 0)
         os.utime(touched, ns=(time.time_ns(), time.time_ns()))
@@ -126,7 +126,7 @@ def test_tasks_group_a_few_full_traces_or_many_summaries_and_the_largest_run_fir
 
 def test_each_task_is_hashed_when_submitted_and_what_was_analysed_before_an_unreadable_file_is_kept(
         tmp_path, monkeypatch):
-    import advisor.fleet.run as fleet_run
+    from advisor.fleet import run as fleet_run
 
     neuron_profiles(tmp_path / "fleet", 5)
     found = discover([str(tmp_path / "fleet")])

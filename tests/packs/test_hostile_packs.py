@@ -1,7 +1,5 @@
 """The hostile rule-pack corpus through `advisor rules validate` and `advisor report --rules`."""
 
-import time
-
 import pytest
 from conftest import run_cli
 from tests_support import FIXTURES, SAMPLES
@@ -41,9 +39,7 @@ def test_corpus_is_covered():
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_refused(name, tmp_path):
-    start = time.monotonic()
-    done = run_cli("rules", "validate", CORPUS / name, cwd=tmp_path)
-    elapsed = time.monotonic() - start
+    done = run_cli("rules", "validate", CORPUS / name, cwd=tmp_path)  # a hang fails: run_cli's timeout
     assert done.returncode == 2, done.stdout + done.stderr
     expected = REFUSED[name]
     assert any(text in done.stderr for text in ((expected,) if isinstance(expected, str) else expected)), done.stderr
@@ -51,7 +47,6 @@ def test_refused(name, tmp_path):
                for line in done.stderr.splitlines()), done.stderr
     assert "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []  # no side effect (no `pwned`, nothing written)
-    assert elapsed < 20  # a hang guard for a whole process; the timings are in docs/performance.md
 
 
 def test_refused_pack_stops_a_report_before_any_output(tmp_path):

@@ -1,7 +1,6 @@
 """Loading and validating packs: the built-in pack, custom packs, and hostile ones."""
 
 import json
-import time
 from importlib import resources
 
 import jsonschema
@@ -195,13 +194,13 @@ def test_missing_pack_header(write):
     assert "exactly one file with `pack:`" in refused(write, "rules:" + GOOD_RULE)
 
 
-def test_ten_thousand_rules_load_in_bounded_time(write):
+def test_ten_thousand_rules_load(write):
+    """A pack of 10,000 rules loads, every rule in it (marked slow in conftest.py: seconds). How fast is
+    benchmarks/pack_load.py's to measure, with its target in docs/performance.md, never a bound here."""
     rules = "".join(GOOD_RULE.replace("T001", f"T{i:05d}").replace("test-rule", f"rule-{i}") for i in range(10_000))
     path = write("big.yaml", pack_text(rules))
-    start = time.perf_counter()
     ruleset = load_packs([path])
     assert len(ruleset.rules) > 10_000
-    assert time.perf_counter() - start < 30
 
 
 def test_every_problem_listed(write):

@@ -38,10 +38,8 @@ def test_a_fifo_is_refused_at_once(tmp_path):
     comes, so the check is made before any open. Run in a subprocess: a hang fails, never blocks the suite."""
     fifo = tmp_path / "profile.json"
     os.mkfifo(fifo)
-    start = time.monotonic()
     done = subprocess.run([*advisor_command(), "report", str(fifo), "-o", str(tmp_path / "r.md")],
-                          capture_output=True, text=True, timeout=60, check=False)
-    assert time.monotonic() - start < 60
+                          capture_output=True, text=True, timeout=120, check=False)  # a hang fails, generously
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [f"advisor: error: {fifo}: is a named pipe (FIFO), not a profile file: "
                                         "advisor reads regular files only"]
@@ -235,6 +233,7 @@ def test_numbers_in_summary_json(tmp_path, raw, expected):
 
 @pytest.mark.parametrize(("raw", "expected"), [("9" * 5000, None), ("1e309", None), ("nan", None), ("inf B", None),
                                                ("1e308", 1e308), ("0", 0.0), ("1" * 4000 + " x y", "text")])
+@pytest.mark.hang_guard
 def test_numbers_in_summary_text(tmp_path, raw, expected):
     """Item 2.3: the same numbers in summary-text; a 4,000-digit value followed by two words (which took
     the old value pattern over 9 minutes) is text, at once."""
@@ -242,7 +241,7 @@ def test_numbers_in_summary_text(tmp_path, raw, expected):
     path.write_text(f"total_time  0.5\nhbm_read_bytes  {raw}\n")
     start = time.perf_counter()
     [profile] = load_profiles(path)
-    assert time.perf_counter() - start < 30  # a hang guard (the old pattern took 9 minutes), not a speed target
+    assert time.perf_counter() - start < 120  # a hang guard (the old pattern took 9 minutes), not a speed target
     value = profile.values.get("hbm_read_bytes")
     assert value is None if expected in (None, "text") else value == expected
 

@@ -106,7 +106,7 @@ def test_a_report_runs_under_ulimit_v():
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (4_000_000 * 1024, 4_000_000 * 1024))
 
-    done = subprocess.run([sys.executable, "-m", "advisor", "report", str(MP2), "--format", "json"],
+    done = subprocess.run([sys.executable, "-m", "advisor", "report", str(MP2), "--format", "json", "--quiet"],
                           capture_output=True, text=True, preexec_fn=limited, timeout=120)
     assert (done.returncode, done.stderr) == (0, "")
     assert '"total_time"' in done.stdout

@@ -140,7 +140,7 @@ def test_a_yaml_value_no_calendar_holds_is_one_line_in_every_yaml_file(tmp_path,
 
 def test_a_negative_zero_allowance_is_said_as_zero(capsys):
     """`--fail-on-regression=-0` printed "more than -0 %"."""
-    assert main(["compare", str(AFTER), str(BEFORE), "--fail-on-regression=-0", "--format", "json"]) == 1
+    assert main(["compare", str(AFTER), str(BEFORE), "--fail-on-regression=-0", "--format", "json", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err == ("advisor: gate: total time +66.7 % (weight_reload_fixed/summary → weight_reload/summary), "
                    "more than 0 %\n")

@@ -64,6 +64,7 @@ def test_a_pipe_in_a_name_does_not_break_a_table(name):
 
 
 
+@pytest.mark.hang_guard
 def test_measuring_a_cell_is_linear_in_its_length():
     """The PDF's table fitting split cells with a lazy `<code>.*?</code>`: quadratic on unclosed tags (4.6 s
     at 48 KB). 1 MB of them now takes a blink; the bound is generous."""
@@ -73,4 +74,4 @@ def test_measuring_a_cell_is_linear_in_its_length():
 
     started = time.perf_counter()
     widest_word_pt("<code>x " * 130_000, 9.0)
-    assert time.perf_counter() - started < 30  # a hang guard (quadratic took minutes), not a speed target
+    assert time.perf_counter() - started < 120  # a hang guard (quadratic took minutes), not a speed target

@@ -213,13 +213,14 @@ def test_example_naming_an_unknown_metric_is_refused(capsys):
     ("huge_width.yaml", f"width 999999999 is over the limit of {MAX_WIDTH}"),
     ("nested_spec.yaml", "nested placeholders in a format spec are not allowed"),
 ])
+@pytest.mark.hang_guard
 def test_unbounded_format_spec_is_refused_at_load(capsys, name, expected):
     """Item 3.2: `{total_time:.999999999f}`, `{x:>999999999}` and `{x:{y}}` are validation errors
     (file, line, rule), found at once."""
     path = CORPUS / name
     start = time.monotonic()
     line = refused(capsys, path, expected)
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 120  # a hang guard, not a speed target
     assert line.startswith(f"advisor: error: {path}:5: rule H001 (hostile-rule): message: ")
 
 
@@ -240,6 +241,7 @@ def test_bounded_formatter_formats_what_packs_use(spec, value, text):
     assert format_value(value, "", spec) == text
 
 
+@pytest.mark.hang_guard
 def test_run_time_formatting_is_bounded_for_a_rule_built_without_the_loader():
     """Item 3.2: a RuleDef built in code with `{total_time:.999999999f}` goes through the same bounded
     formatter when the rule fires: a short message, at once (format() itself would build 1 GB)."""
@@ -250,7 +252,7 @@ def test_run_time_formatting_is_bounded_for_a_rule_built_without_the_loader():
     metrics = {"total_time": Metric(name="total_time", value=0.5, unit="s", source="reported")}
     start = time.monotonic()
     result = evaluate(replace(ruleset, rules=(hostile,)), metrics, None)
-    assert time.monotonic() - start < 30  # a hang guard, not a speed target
+    assert time.monotonic() - start < 120  # a hang guard, not a speed target
     assert len(result.findings) == 1 and len(result.findings[0].message) < 200
 
 

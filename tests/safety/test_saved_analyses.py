@@ -261,7 +261,7 @@ def test_a_saved_table_that_is_not_its_kinds_is_one_error(tmp_path, capsys, edit
     """A hand-edited saved trace table (a dropped text column, a renamed column, a short row) made the Neuron
     report crash (StopIteration) where the reader expects one line naming the file."""
     saved = tmp_path / "a.json"
-    assert main(["report", str(SAMPLES / "legacy_trace" / "profile.json"), "-o", str(saved)]) == 0
+    assert main(["report", str(SAMPLES / "legacy_trace" / "profile.json"), "-o", str(saved), "--quiet"]) == 0
     data = json.loads(saved.read_text())
     edit(next(t for t in data["trace"]["breakdowns"] if t["name"] == "tensor_loads"))
     saved.write_text(json.dumps(data))

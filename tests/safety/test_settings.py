@@ -25,7 +25,7 @@ FIXED = SAMPLES / "weight_reload_fixed" / "summary.json"  # low-tensor-engine-ut
 
 def _saved(tmp_path: Path, name: str, *args: str, source: Path = WEIGHT_RELOAD) -> Path:
     path = tmp_path / name
-    assert main(["report", str(source), "-o", str(path), *args]) == 0
+    assert main(["report", str(source), "-o", str(path), "--quiet", *args]) == 0
     return path
 
 

@@ -92,6 +92,7 @@ def test_a_gzip_trace_is_refused_past_its_inflated_cap_while_inflating(write, kt
     assert len(_load(bomb, 16 << 20).trace.tables[T.KERNEL]) == 1  # the same file within a larger cap
 
 
+@pytest.mark.hang_guard
 def test_whitespace_is_skipped_at_c_speed(write, kt):
     """Gigabytes of spaces used to be skipped a byte at a time in Python: 64 MiB of them must not be."""
     import time
@@ -100,7 +101,7 @@ def test_whitespace_is_skipped_at_c_speed(write, kt):
     path = write(text)
     started = time.process_time()
     assert len(_load(path).trace.tables[T.KERNEL]) == 1
-    assert time.process_time() - started < 30  # a hang guard, generous: it takes well under a second
+    assert time.process_time() - started < 120  # a hang guard, generous: it takes well under a second
 
 
 @pytest.mark.parametrize("key", ["traceEvents", "deviceProperties", "x"])
