@@ -6,7 +6,6 @@ before or after the command; one closing line on stderr naming what was written 
 from __future__ import annotations
 
 import pytest
-from fleet.frames import finding, profile, saved_analysis, write_store
 from tests_support import SAMPLES
 
 from advisor.cli import build_parser, main
@@ -155,24 +154,6 @@ def test_a_comparison_names_the_speedup_and_the_findings_fixed_and_new(tmp_path,
     assert capsys.readouterr() == ("", f"advisor: wrote {out}: {verdict}\n")
 
 
-@pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    before = profile("weight_reload", "a" * 64, 0.0004063, run=1, label="day1")
-    after = profile("weight_reload", "b" * 64, 0.0002438, run=2, label="day2")
-    analyses = {"a" * 64: saved_analysis(SAMPLES / "weight_reload" / "summary.json"),
-                "b" * 64: saved_analysis(SAMPLES / "weight_reload_fixed" / "summary.json")}
-    folder = tmp_path_factory.mktemp("store")
-    write_store(folder, [before, after], [finding(before, "weight-reload")], analyses)
-    return folder
-
-
-def test_history_names_the_attempts_and_the_speedup(store, tmp_path, capsys):
-    out = tmp_path / "h.md"
-    assert main(["history", "weight_reload", "--store", str(store), "-o", str(out)]) == 0
-    assert capsys.readouterr() == ("", f"advisor: wrote {out}: 2 attempts of weight_reload, last 1.67× faster "
-                                       "than the first, 0 regressions\n")
-    assert main(["history", "weight_reload", "--store", str(store), "-o", str(out), "--quiet"]) == 0
-    assert capsys.readouterr() == ("", "")
 
 
 def test_fleet_names_the_overview_after_its_run_line(tmp_path, capsys):

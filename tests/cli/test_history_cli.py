@@ -57,3 +57,12 @@ def test_compare_store_input_errors(store, capsys):
     assert main(["compare", "store:weight_reload@day9", "store:weight_reload", "--store", str(store)]) == 2
     assert capsys.readouterr().err == ("advisor: error: store:weight_reload@day9: no attempt of 'weight_reload' is "
                                        "labelled 'day9'; known: day1, day2, first, latest; did you mean 'day2'?\n")
+
+
+def test_history_names_the_attempts_and_the_speedup(store, tmp_path, capsys):
+    out = tmp_path / "h.md"
+    assert main(["history", "weight_reload", "--store", str(store), "-o", str(out)]) == 0
+    assert capsys.readouterr() == ("", f"advisor: wrote {out}: 2 attempts of weight_reload, last 1.67× faster "
+                                       "than the first, 0 regressions\n")
+    assert main(["history", "weight_reload", "--store", str(store), "-o", str(out), "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
