@@ -109,13 +109,24 @@ def _block(block: Block, md: Any, embed: str, drawn: Mapping[str, bytes], page_s
     raise ValueError(f"unknown block kind {block.kind}")
 
 
+FOOTER_CHARS = 90  # beside "Page N of M" on an A4 or letter page
+
+
+def _footer(text: str) -> str:
+    """The title for the page footer: cut at a word or name boundary with "…", never mid-word (issue 36)."""
+    if len(text) <= FOOTER_CHARS:
+        return text
+    cut = max(text.rfind(sep, 0, FOOTER_CHARS - 1) for sep in (" ", "_", ",", ":", "/"))
+    return text[:cut if cut > 0 else FOOTER_CHARS - 1].rstrip(" _,:/") + "…"
+
+
 def render_html(doc: Document, page_size: str = "a4", embed: str = "svg",
                 drawn: Mapping[str, bytes] | None = None) -> str:
     """`embed`: how charts are included, "svg" (HTML output) or "png" (the PDF's HTML); `drawn`: SVG charts
     drawn already, by `charts.key` (the others are drawn here)."""
     md, drawn = _markdown(), drawn or {}
     title_text = re.sub(r"\\(.)", r"\1", doc.title)  # the <title> is plain text: drop Markdown escapes
-    footer = re.sub(r"[^\w .,:#()/+-]", "", title_text)[:90]  # goes into a CSS string: keep it inert
+    footer = _footer(re.sub(r"[^\w .,:#()/+-]", "", title_text))  # goes into a CSS string: keep it inert
     sections = [{"title": Markup(md.renderInline(s.title)), "level": s.level, "anchor": s.anchor or f"s{i}",
                  "blocks": [_block(b, md, embed, drawn, page_size) for b in s.blocks]}
                 for i, s in enumerate(doc.sections)]

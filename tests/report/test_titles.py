@@ -19,3 +19,13 @@ def test_a_long_name_is_cut_at_a_separator_with_an_ellipsis():
     short = short_name(name)
     assert short.endswith("…") and len(short) <= TITLE_NAME_CHARS + 1
     assert name.startswith(short[:-1]) and name[len(short) - 1] in " _:,<("  # the cut is at a separator
+
+
+def test_the_pdf_footer_cuts_a_long_title_at_a_boundary():
+    """The PDF footer read "…entry 1 ampere_fp16_s16816gemm_fp16_256x12": a name cut mid-word (issue 36)."""
+    from advisor.report.html import FOOTER_CHARS, _footer
+
+    title = "Profile findings: ncu_multi_kernel/details.csv, entry 1 ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_tn"
+    footer = _footer(title)
+    assert footer == "Profile findings: ncu_multi_kernel/details.csv, entry 1 ampere_fp16_s16816gemm_fp16…"
+    assert len(footer) <= FOOTER_CHARS and _footer("Profile findings: a.json") == "Profile findings: a.json"
