@@ -92,7 +92,8 @@ def fleet(args: argparse.Namespace) -> int:
         profiles = store.profiles()
         emit(args, fleet_ci(profiles.to_dict("records"), store.findings(profiles).to_dict("records"), fmt), store)
         return 0
-    from advisor.fleet.render import render_fleet
+    from advisor.fleet.render import fleet_summary, render_fleet
 
-    emit(args, render_fleet(store, fmt, args.output, args.page_size, noise, args.top), store)
+    summary = fleet_summary(store, noise, args.top)
+    emit(args, render_fleet(store, fmt, args.output, args.page_size, noise, args.top, summary), summary)
     return 0

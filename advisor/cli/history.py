@@ -9,11 +9,12 @@ from advisor.cli.output import emit, output_format
 
 
 def history(args: argparse.Namespace) -> int:
-    from advisor.fleet.history import render_history
+    from advisor.fleet.history import render_history, stored_history
     from advisor.fleet.store import Store
 
     noise = options.noise(args)
     fmt = output_format(args, [], "history.pdf", protected=[args.store])  # never into the store it reads
     store = Store.open(args.store)
-    emit(args, render_history(store, args.name, fmt, args.output, args.page_size, noise), store)
+    history = stored_history(store, args.name, noise)
+    emit(args, render_history(store, args.name, fmt, args.output, args.page_size, noise, history), history)
     return 0

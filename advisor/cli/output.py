@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from advisor.core.comparison import Comparison, Series
     from advisor.core.model import Analysis
+    from advisor.fleet.history import History
     from advisor.fleet.store import Store
+    from advisor.fleet.summary import FleetSummary
     from advisor.report.render import Rendered
 
 FORMAT_NAMES = {"md": "Markdown", "json": "JSON", "html": "HTML", "pdf": "PDF", "sarif": "SARIF",
@@ -64,7 +66,7 @@ def closing(args: argparse.Namespace, about: Any) -> str | None:
     if command == "compare":
         return compare_verdict(about)
     if command == "history":
-        return history_verdict(about, args.name, args.noise / 100)
+        return history_verdict(about)
     if command == "fleet":
         return fleet_verdict(about, args.noise / 100, args.top)
     return None
@@ -108,14 +110,12 @@ def _speedup_words(c: Comparison) -> str:
     return f"{factor} {'faster' if c.speedup > 1 else 'slower'}{' per step' if per_step else ''}"
 
 
-def history_verdict(store: Store, name: str, noise: float) -> str:
+def history_verdict(history: History) -> str:
     """`4 attempts of weight_reload, last 1.67× faster than the first, 1 regression`."""
     from advisor.core import units
-    from advisor.fleet.history import build_history
 
-    profiles = store.profiles()
-    attempts = build_history(profiles, store.findings(profiles), name, str(store.folder), noise).attempts
-    words = [f"{units.plural(len(attempts), 'attempt')} of {name}"]
+    attempts = history.attempts
+    words = [f"{units.plural(len(attempts), 'attempt')} of {history.name}"]
     last = attempts[-1].vs_first if attempts else None
     if last is not None and last > 0:
         words.append(f"last {units.speedup(max(last, 1 / last))} {'faster' if last >= 1 else 'slower'} than the first")
@@ -123,15 +123,14 @@ def history_verdict(store: Store, name: str, noise: float) -> str:
     return ", ".join([*words, units.plural(regressions, "regression")])
 
 
-def fleet_verdict(store: Store, noise: float, top: int) -> str:
-    """`12 profiles, 1 failed, top root cause weight-reload, 0 regressions` as the overview counts them."""
+def fleet_verdict(about: Store | FleetSummary, noise: float, top: int) -> str:
+    """`12 profiles, 1 failed, top root cause weight-reload, 0 regressions` as the overview counts them (the
+    overview's own summary where the command has it, else the store's)."""
     from advisor.core import units
-    from advisor.fleet.render import current_rule_name
-    from advisor.fleet.summary import limits, summarize
+    from advisor.fleet.render import fleet_summary
+    from advisor.fleet.store import Store
 
-    profiles = store.profiles()
-    summary = summarize(profiles, store.findings(profiles), store.units(), str(store.folder), store.analysis_path,
-                        noise=noise, top=top, config=limits(), renamed=current_rule_name())
+    summary = fleet_summary(about, noise, top) if isinstance(about, Store) else about
     cause = f"top root cause {summary.root_causes[0].rule}" if summary.root_causes else "no root cause found"
     return (f"{units.plural(summary.profiles, 'profile')}, {summary.failed} failed, {cause}, "
             f"{units.plural(summary.regressions, 'regression')}")

@@ -174,10 +174,16 @@ def history_document(history: History, config: dict[str, Any]) -> Document:
     return Document(f"History: {escape(history.name)}", (f"Store: {code(history.store)}",), tuple(sections))
 
 
-def render_history(store: Store, name: str, fmt_: str, output: Path | None, page_size: str = "a4",
-                   noise: float = 0.02) -> Rendered:
+def stored_history(store: Store, name: str, noise: float = 0.02) -> History:
+    """The name's attempts as the store holds them now."""
     profiles = store.profiles()
-    history = build_history(profiles, store.findings(profiles), name, str(store.folder), noise)
+    return build_history(profiles, store.findings(profiles), name, str(store.folder), noise)
+
+
+def render_history(store: Store, name: str, fmt_: str, output: Path | None, page_size: str = "a4",
+                   noise: float = 0.02, history: History | None = None) -> Rendered:
+    """`history`: the attempts when the caller has them already (`stored_history`)."""
+    history = history or stored_history(store, name, noise)
     if fmt_ == "json":
         return Rendered(history_json(history).encode("utf-8"))
     return render_document(history_document(history, limits()), fmt_, output, page_size)

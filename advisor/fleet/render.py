@@ -76,14 +76,20 @@ def current_rule_name() -> Callable[[str, str], str]:
     return name
 
 
+def fleet_summary(store: Store, noise: float = 0.02, top: int = 10) -> FleetSummary:
+    """The overview of the store as it is: what the overview renders and the CLI's closing line words."""
+    profiles = store.profiles()
+    return summarize(profiles, store.findings(profiles), store.units(), str(store.folder), store.analysis_path,
+                     noise=noise, top=top, config=limits(), renamed=current_rule_name())
+
+
 def render_fleet(store: Store, fmt: str, output: Path | None, page_size: str = "a4", noise: float = 0.02,
-                 top: int = 10) -> Rendered:
+                 top: int = 10, summary: FleetSummary | None = None) -> Rendered:
+    """`summary`: the store's overview when the caller has it already (`fleet_summary`)."""
     from advisor.fleet.overview_report import fleet_document
 
     config = limits()
-    profiles = store.profiles()
-    summary = summarize(profiles, store.findings(profiles), store.units(), str(store.folder), store.analysis_path,
-                        noise=noise, top=top, config=config, renamed=current_rule_name())
+    summary = summary or fleet_summary(store, noise, top)
     if fmt == "json":
         return Rendered(summary_json(summary).encode("utf-8"))
     if fmt == "pdf" or output is None:  # no place for report files: the stored analyses are named instead

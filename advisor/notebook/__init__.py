@@ -82,9 +82,9 @@ def fleet(paths: Sequence[str | Path] = (), *, store: str | Path, label: str | N
     >>> overview.root_causes.head()"""
     from advisor.fleet.cluster import LocalPool
     from advisor.fleet.discover import discover
+    from advisor.fleet.render import fleet_summary
     from advisor.fleet.run import run_fleet
     from advisor.fleet.store import Store
-    from advisor.fleet.summary import limits, summarize
 
     given = [str(p) for p in paths]
     options = _options(hardware, rules, (), (), None, None, kind, None)
@@ -94,20 +94,16 @@ def fleet(paths: Sequence[str | Path] = (), *, store: str | Path, label: str | N
     opened = Store.open(Path(store), create=found is not None)
     run = (run_fleet(found, opened, options, LocalPool(workers, scheduler), label, force) if found is not None
            else None)
-    profiles = opened.profiles()
-    summary = summarize(profiles, opened.findings(profiles), opened.units(), str(opened.folder),
-                        opened.analysis_path, noise=noise, top=top, config=limits())
-    return FleetResult(opened, summary, run, noise, top, (Path(store), *(Path(p) for p in given)))
+    read = (Path(store), *(Path(p) for p in given))
+    return FleetResult(opened, fleet_summary(opened, noise, top), run, noise, top, read)
 
 
 def history(name: str, *, store: str | Path, noise: float = DEFAULT_NOISE) -> HistoryResult:
     """One kernel's or model's stored attempts in order, as `advisor history NAME --store DIR` gives them.
 
     >>> advisor.history("weight_reload", store="fleet-store").attempts"""
-    from advisor.fleet.history import build_history
+    from advisor.fleet.history import stored_history
     from advisor.fleet.store import Store
 
     opened = Store.open(Path(store))
-    profiles = opened.profiles()
-    found = build_history(profiles, opened.findings(profiles), name, str(opened.folder), noise)
-    return HistoryResult(opened, found, (Path(store),))
+    return HistoryResult(opened, stored_history(opened, name, noise), (Path(store),))

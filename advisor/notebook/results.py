@@ -156,7 +156,7 @@ class FleetResult(_Report):
     def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
         from advisor.fleet.render import render_fleet
 
-        return render_fleet(self.store, fmt, output, page_size, self.noise, self.top)
+        return render_fleet(self.store, fmt, output, page_size, self.noise, self.top, self.summary)
 
     def __repr__(self) -> str:
         s = self.summary
@@ -191,7 +191,8 @@ class HistoryResult(_Report):
     def _render(self, fmt: str, output: Path | None, page_size: str = "a4") -> Rendered:
         from advisor.fleet.history import render_history
 
-        return render_history(self.store, self.history.name, fmt, output, page_size, self.history.noise)
+        return render_history(self.store, self.history.name, fmt, output, page_size, self.history.noise,
+                              self.history)
 
     def __repr__(self) -> str:
         h = self.history
