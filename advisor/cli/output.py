@@ -95,19 +95,19 @@ def compare_verdict(comparison: Comparison | Series) -> str:
 
 
 def _speedup_words(c: Comparison) -> str:
-    from advisor.comparing.diff import STEP_WORK_WARNING
+    """The report headline's claim (`speedup_status`) in a few words."""
     from advisor.core import units
-    from advisor.report.compare_build import like_for_like
+    from advisor.report.compare_build import OTHER_STEPS, OTHER_WORK, UNAVAILABLE, UNCHANGED, speedup_status
 
-    per_step = c.speedup_of != "total_time"
-    if c.speedup is None:
+    status = speedup_status(c)
+    if status == UNAVAILABLE or c.speedup is None:
         return "no speedup (a time is unavailable on one side)"
-    if abs(c.speedup - 1) <= c.noise:
+    if status == UNCHANGED:
         return f"unchanged within the {units.percent(c.noise)} noise floor"
     factor = units.speedup(max(c.speedup, 1 / c.speedup))
-    if any(w.startswith(STEP_WORK_WARNING) for w in c.warnings) or (not like_for_like(c) and not per_step):
+    if status in (OTHER_STEPS, OTHER_WORK):
         return f"not like-for-like (different work), time {factor} {'shorter' if c.speedup > 1 else 'longer'}"
-    return f"{factor} {'faster' if c.speedup > 1 else 'slower'}{' per step' if per_step else ''}"
+    return f"{factor} {status}{' per step' if c.speedup_of != 'total_time' else ''}"
 
 
 def history_verdict(history: History) -> str:

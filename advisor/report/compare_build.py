@@ -37,22 +37,39 @@ def _speedup_sentence(c: Comparison) -> str:
     if total:
         parts.append(f"{'windows ' if per_step else ''}{fmt.seconds(total.before)} → {fmt.seconds(total.after)}")
     times = f" ({'; '.join(parts)})" if parts else ""
-    if c.speedup is None:
+    status = speedup_status(c)
+    if status == UNAVAILABLE or c.speedup is None:
         return "Total time is unavailable on one side: no speedup can be computed."
-    if abs(c.speedup - 1) <= c.noise:
+    if status == UNCHANGED:
         return f"{escape(c.speedup_title)} is unchanged within the {fmt.percent(c.noise)} noise floor{times}."
-    word = "faster" if c.speedup > 1 else "slower"
     factor = c.speedup if c.speedup > 1 else 1 / c.speedup
-    if any(w.startswith(STEP_WORK_WARNING) for w in c.warnings):  # other steps: not even a per-step speedup
+    if status == OTHER_STEPS:
         return (f"{escape(c.speedup_title)} changed{times}, **not like-for-like**: each step ran different work "
                 "(see the warnings), so no speedup is claimed.")
-    if not like_for_like(c) and not per_step:  # different work: the ratio of times is not a speedup of the kernel
+    if status == OTHER_WORK:
         shorter = "shorter" if c.speedup > 1 else "longer"
         return (f"Total time {fmt.speedup(factor)} {shorter}{times}, **not like-for-like**: the two sides did "
                 "different amounts of work (see the warnings).")
-    scope = " per step" if per_step else ""
-    return (f"**{escape(c.after.label)} is {fmt.speedup(factor)} {word}{scope}** than "
+    return (f"**{escape(c.after.label)} is {fmt.speedup(factor)} {status}{' per step' if per_step else ''}** than "
             f"{escape(c.before.label)}{times}.")
+
+
+UNAVAILABLE, UNCHANGED, OTHER_STEPS, OTHER_WORK = "unavailable", "unchanged", "other steps", "other work"
+
+
+def speedup_status(c: Comparison) -> str:
+    """What a comparison may claim, for the report's headline and the CLI's closing line alike: "faster" or
+    "slower"; or none: a time unavailable, unchanged within the noise, steps that ran different work (not even a
+    per-step speedup), or windows of different work without a per-step headline."""
+    if c.speedup is None:
+        return UNAVAILABLE
+    if abs(c.speedup - 1) <= c.noise:
+        return UNCHANGED
+    if any(w.startswith(STEP_WORK_WARNING) for w in c.warnings):
+        return OTHER_STEPS
+    if not like_for_like(c) and c.speedup_of == "total_time":
+        return OTHER_WORK
+    return "faster" if c.speedup > 1 else "slower"
 
 
 def like_for_like(c: Comparison) -> bool:
