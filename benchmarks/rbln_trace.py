@@ -160,8 +160,8 @@ def child(mode: str, path: str, workers: int | None) -> None:
         from advisor.inputs.perfetto.reader import ReadResult
         from advisor.inputs.perfetto.resolve import Resolver
         from advisor.inputs.perfetto.rows import Records
-        from advisor.kinds.rbln.adapters import ARGUMENTS
-        from advisor.kinds.rbln.adapters.trace import build
+        from advisor.profilers.rbln.adapters import ARGUMENTS
+        from advisor.profilers.rbln.adapters.trace import build
 
         started = time.perf_counter()
         data = trace.read_bytes()
@@ -199,8 +199,8 @@ def child(mode: str, path: str, workers: int | None) -> None:
                           "workers": default_workers(), **_peaks()}))
         return
     else:
-        from advisor.kinds.rbln.adapters import read
-        from advisor.kinds.rbln.adapters.trace import build
+        from advisor.profilers.rbln.adapters import read
+        from advisor.profilers.rbln.adapters.trace import build
 
         started = time.perf_counter()
         result = read(trace, workers)

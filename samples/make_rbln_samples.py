@@ -94,7 +94,7 @@ SCENARIOS: dict[str, tuple[str, ...]] = {
 # DMA can (it is the busiest unit, so prefetch could not hide it).
 NOT_PREFETCHED = frozenset({"atom_cnn", "weight_dma"})
 
-# The documented name pattern (reference §3.3; advisor/kinds/rbln/data/names.yaml).
+# The documented name pattern (reference §3.3; advisor/profilers/rbln/data/names.yaml).
 NAME_RE = re.compile(r"^(?:i(?P<inst>\d+)_)?(?P<seq>\d+)_(?:W(?P<wl>\d+)_)?(?P<layer>.+?)_(?P<cmd>\d+)$")
 
 # Transfer models (reference §8.2), bytes per µs: External HDMA 6 µs + bytes / 8.4 GB/s (heteropilot's

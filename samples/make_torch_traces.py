@@ -1220,7 +1220,7 @@ SCENARIOS: dict[str, Callable[[], dict[str, Rank]]] = {
     "torch_tp_slow_link": scn_tp_slow_link,
 }
 # What advisor finds above info on each sample (input in its folder, `.` the folder; --entry or None): the rules
-# each is built to fire, no more and no fewer (tests/kinds/torch/test_samples_generated.py). Every rule of
+# each is built to fire, no more and no fewer (tests/profilers/torch/test_samples_generated.py). Every rule of
 # rules/torch fires on one sample here, trace-coverage on samples/torch_cpu_only.
 FIRES: tuple[tuple[str, str, str | None, tuple[str, ...]], ...] = (
     ("torch_host_bound", "host_bound.pt.trace.json.gz", None, ("host-bound", "launch-overhead")),

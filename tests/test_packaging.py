@@ -15,8 +15,8 @@ def test_wheel_contains_rules_templates_and_data(tmp_path):
     [wheel] = tmp_path.glob("advisor-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for required in ("advisor/rules/neuron/pack.yaml", "advisor/rules/neuron/metrics.yaml",
-                     "advisor/report_templates/markdown/report.md.j2", "advisor/kinds/neuron/data/hardware.yaml",
-                     "advisor/kinds/neuron/data/conventions.yaml", "advisor/cli/__init__.py"):
+                     "advisor/report_templates/markdown/report.md.j2", "advisor/profilers/neuron/data/hardware.yaml",
+                     "advisor/profilers/neuron/data/conventions.yaml", "advisor/cli/__init__.py"):
         assert required in names, f"{required} missing from the wheel"
     assert not any(n.startswith(("tests/", "samples/")) for n in names)
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from advisor.core.errors import AdvisorError
 from advisor.core.expr import ExprError, compile_expression
-from advisor.kinds.neuron.adapters import load_profiles
+from advisor.profilers.neuron.adapters import load_profiles
 
 MANY = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 

@@ -21,8 +21,8 @@ from advisor.kinds.check import check
 __all__ = ["HEAD_BYTES", "LoadOptions", "ProfileKind", "available", "check", "detect", "get", "names"]
 
 BUILTIN = {  # detection order
-    "neuron": "advisor.kinds.neuron", "ncu": "advisor.kinds.ncu", "rbln": "advisor.kinds.rbln",
-    "torch": "advisor.kinds.torch"}
+    "neuron": "advisor.profilers.neuron", "ncu": "advisor.profilers.ncu", "rbln": "advisor.profilers.rbln",
+    "torch": "advisor.profilers.torch"}
 ENTRY_POINT_GROUP = "advisor.kinds"
 HEAD_BYTES = 1 << 20  # what detection may look at: enough for a JSON trace's member names
 

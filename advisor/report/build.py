@@ -1,7 +1,7 @@
 """Analysis -> Document: the investigation report's skeleton, in the order of a hand-written
 investigation: TL;DR, setup, the kind's utilisation and memory sections, expectations, roofline, the
 kind's trace sections, findings, Amdahl, hypotheses, next steps, checks, raw data. The kind's report
-module (advisor/kinds/<kind>/report.py) contributes TL;DR figures, setup rows and its sections."""
+module (advisor/profilers/<kind>/report.py) contributes TL;DR figures, setup rows and its sections."""
 
 from __future__ import annotations
 

@@ -14,13 +14,13 @@ def test_shared_machinery_and_the_knowledge_loader_stay_below_their_users(tmp_pa
     shutil.copytree(ROOT / "advisor", tmp_path / "advisor", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "advisor" / "inputs" / "perfetto" / "_probe.py").write_text(
-        "from advisor.kinds.rbln import knowledge  # noqa\n")
+        "from advisor.profilers.rbln import knowledge  # noqa\n")
     loader = tmp_path / "advisor" / "kinds" / "rbln" / "knowledge.py"
-    loader.write_text(loader.read_text() + "\nfrom advisor.kinds.rbln.adapters import tracks  # noqa\n")
+    loader.write_text(loader.read_text() + "\nfrom advisor.profilers.rbln.adapters import tracks  # noqa\n")
     done = lint(tmp_path)
     assert done.returncode != 0
     out = " ".join(done.stdout.split())  # import-linter wraps long contract names
     assert "Shared trace machinery imports no kind BROKEN" in out
-    assert "advisor.inputs.perfetto._probe -> advisor.kinds.rbln.knowledge" in out
+    assert "advisor.inputs.perfetto._probe -> advisor.profilers.rbln.knowledge" in out
     assert "imports neither the adapters nor the event analysis that share it BROKEN" in out
-    assert "advisor.kinds.rbln.knowledge -> advisor.kinds.rbln.adapters.tracks" in out
+    assert "advisor.profilers.rbln.knowledge -> advisor.profilers.rbln.adapters.tracks" in out

@@ -15,7 +15,7 @@ def test_every_installed_kind_has_its_row_in_the_architecture():
     table = page.split("## Profile kinds", 1)[1].split("\n\n", 2)[1]
     rows = dict(re.findall(r"^\| `([a-z0-9_]+)` \| `([^`]+)` \|", table, re.M))
     for kind in kinds.available():
-        assert rows.get(kind.name) == f"advisor/kinds/{kind.name}/", kind.name
+        assert rows.get(kind.name) == f"advisor/profilers/{kind.name}/", kind.name
 
 
 def test_the_samples_readme_is_about_every_kind():

@@ -1,8 +1,8 @@
 import pytest
 
 from advisor.api import analyze_profile
-from advisor.kinds.neuron.adapters import load_profiles
 from advisor.packs.load import load_packs
+from advisor.profilers.neuron.adapters import load_profiles
 
 
 @pytest.fixture(scope="module")

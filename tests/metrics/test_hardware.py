@@ -1,8 +1,8 @@
 import pytest
 
 from advisor.core.errors import AdvisorError
-from advisor.kinds.neuron import KIND as NEURON
 from advisor.metrics.hardware import for_profile, resolve, target_names
+from advisor.profilers.neuron import KIND as NEURON
 
 
 def _resolve(instance_type, override, metadata=None):

@@ -10,10 +10,10 @@ from advisor import kinds
 from advisor.core.model import Profile, SourceInfo
 from advisor.engine.evaluate import evaluate
 from advisor.kinds.base import LoadOptions
-from advisor.kinds.ncu.adapters import load
 from advisor.metrics.derive import derive
 from advisor.metrics.hardware import resolve
 from advisor.packs.load import load_packs
+from advisor.profilers.ncu.adapters import load
 
 NCU = kinds.get("ncu")
 RULESET = load_packs(kind=NCU.name)

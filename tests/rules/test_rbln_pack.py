@@ -13,10 +13,10 @@ from advisor import kinds
 from advisor.core.model import Profile, SourceInfo
 from advisor.engine.evaluate import evaluate
 from advisor.engine.examples import run_examples
-from advisor.kinds.rbln.events import summarize
 from advisor.metrics.derive import derive
 from advisor.metrics.members import member_metric_names, member_spec
 from advisor.packs.load import load_packs
+from advisor.profilers.rbln.events import summarize
 
 RBLN = kinds.get("rbln")
 RULESET = load_packs(kind=RBLN.name)

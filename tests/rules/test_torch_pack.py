@@ -62,7 +62,7 @@ SPEC_UNITS = {
     "sync_count": "count", "sync_time": "s", "sync_fraction": "fraction", "sync_per_step": "ratio",
     "dataloader_time": "s", "dataloader_fraction": "fraction", "dataloader_idle_fraction": "fraction",
     "occupancy_mean": "fraction", "low_occupancy_time_fraction": "fraction", "world_size": "count", "rank": "count",
-    # one owner per piece of host-wait idle (advisor/kinds/torch/owners.py)
+    # one owner per piece of host-wait idle (advisor/profilers/torch/owners.py)
     "sync_idle": "s", "sync_idle_fraction": "fraction", "idle_host_wait_other": "s", "loader_free_step_cv": "ratio",
     "loader_free_step_excess": "s", "dataloader_idle": "s", "idle_host_wait_other_fraction": "fraction",
     "blocking_launch_count": "count",

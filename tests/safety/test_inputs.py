@@ -24,8 +24,8 @@ from advisor.core.errors import AdvisorError
 from advisor.inputs.limits import MAX_JSON_DEPTH, MAX_STRING_CHARS, TextLimits
 from advisor.inputs.text import open_regular, read_bytes, read_head, require_regular_file
 from advisor.kinds.base import LoadOptions
-from advisor.kinds.ncu.adapters import load as load_ncu
-from advisor.kinds.neuron.adapters import load_profiles
+from advisor.profilers.ncu.adapters import load as load_ncu
+from advisor.profilers.neuron.adapters import load_profiles
 
 SUMMARY = {"total_time": 0.5, "hbm_read_bytes": 1000, "vector_engine_active_time_percent": 0.25}
 NCU_CSV = SAMPLES / "ncu_multi_kernel" / "details.csv"

@@ -4,17 +4,19 @@ and every regular expression that runs on input: bounded time, and one clear lin
 from __future__ import annotations
 
 import csv
+import importlib
+import pkgutil
+import re
 import time
 from pathlib import Path
 
 import pytest
-from tests_support import FIXTURES, SAMPLES, one_line_error
+from tests_support import FIXTURES, ROOT, SAMPLES, one_line_error
 
 from advisor.core.errors import AdvisorError
-from advisor.inputs.patterns import input_patterns
 from advisor.kinds.base import LoadOptions
-from advisor.kinds.ncu.adapters import load
-from advisor.kinds.ncu.adapters.text_output import _header, _process
+from advisor.profilers.ncu.adapters import load
+from advisor.profilers.ncu.adapters.text_output import _header, _process
 
 REFERENCE = FIXTURES / "ncu-examples"
 REPORT = REFERENCE / "ncu_rep_T4_matrix_add2d_uncoalesced.ncu-rep"
@@ -23,6 +25,28 @@ DETAILS = SAMPLES / "ncu_multi_kernel" / "details.csv"
 # caught took minutes; speed is measured by benchmarks/, never asserted by a unit test.
 HANG = 120.0  # seconds; the tests that use it are marked hang_guard
 TERMINATORS = ("", "\x00", ",", "\n", "!", " x y")  # what makes a match fail at the very end, after all the work
+
+
+def input_patterns() -> dict[str, tuple[re.Pattern[str], tuple[str, ...]]]:
+    """Name -> (pattern, hostile fragments) of every module of the package that declares `INPUT_PATTERNS`:
+    found by walking the package, so a reader added anywhere (a new kind too) is held without a list."""
+    import advisor
+
+    found: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {}
+    for module in pkgutil.walk_packages(advisor.__path__, "advisor."):
+        if module.name != "advisor.__main__":
+            found.update(getattr(importlib.import_module(module.name), "INPUT_PATTERNS", {}))
+    return found
+
+
+def test_every_module_that_declares_input_patterns_is_held():
+    """The walk finds each declaring module's every pattern (nine readers of Neuron, ncu and text input)."""
+    found = input_patterns()
+    declaring = [p for p in (ROOT / "advisor").rglob("*.py") if "\nINPUT_PATTERNS = " in p.read_text(encoding="utf-8")]
+    assert len(declaring) >= 9
+    for path in declaring:
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        assert set(importlib.import_module(name).INPUT_PATTERNS) <= set(found), name
 
 
 def _seconds(call, text: str) -> float:

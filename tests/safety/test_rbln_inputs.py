@@ -27,9 +27,9 @@ from advisor.inputs.perfetto.arguments import _NUMBER
 from advisor.inputs.perfetto.packets import Splitter
 from advisor.kinds import detect
 from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions
-from advisor.kinds.rbln.adapters import ARGUMENTS, load, load_trace, members
-from advisor.kinds.rbln.knowledge import track_rules as rules
-from advisor.kinds.rbln.slices import natural
+from advisor.profilers.rbln.adapters import ARGUMENTS, load, load_trace, members
+from advisor.profilers.rbln.knowledge import track_rules as rules
+from advisor.profilers.rbln.slices import natural
 
 SAMPLE = SAMPLES / "rbln_atom_cnn" / "trace.pb"
 MiB = 1 << 20
@@ -145,7 +145,7 @@ def test_gzip_trace_leaves_no_temporary_file_even_when_killed(tmp_path, bomb_fil
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp)}
-    script = ("from advisor.kinds.rbln.adapters import read; from pathlib import Path; import sys; "
+    script = ("from advisor.profilers.rbln.adapters import read; from pathlib import Path; import sys; "
               f"read(Path({str(bomb_file)!r}), 1, lambda line: print(line, flush=True), limit=1 << 40)")
     proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
     try:

@@ -126,7 +126,7 @@ def test_mutations_of_a_valid_trace(changes):
 @given(st.lists(st.tuples(st.integers(min_value=0, max_value=len(VALID) - 1), st.integers(0, 255)),
                 min_size=1, max_size=6))
 def test_mutated_traces_read_or_fail_cleanly(tmp_path_factory, changes):
-    from advisor.kinds.rbln.adapters import load_trace
+    from advisor.profilers.rbln.adapters import load_trace
 
     data = bytearray(VALID)
     for at, value in changes:
