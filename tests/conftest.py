@@ -55,7 +55,8 @@ def run_cli(*args: object, cwd: Path | None = None, env: dict[str, str] | None =
 # PYTEST_ADDOPTS='-m ""'). One family at a time:
 # `pytest -m pdf`, `pytest -m "golden or browser"`, `pytest -m hang_guard`.
 #
-#   golden      the golden reports of every sample and format (tests/report/test_golden.py)
+#   golden      the golden cases of every sample: what matters in each (tests/report/test_expectations.py) and
+#               the full reports kept as goldens (tests/report/test_golden.py)
 #   pdf         PDF rendering (WeasyPrint) and the chart-drawing process
 #   browser     headless Chromium (tests/report/test_browser.py)
 #   fleet       fleets on a dask LocalCluster, Ctrl-C and SIGKILL of fleet runs
@@ -70,6 +71,7 @@ def run_cli(*args: object, cwd: Path | None = None, env: dict[str, str] | None =
 _HEAVY: tuple[tuple[str, str, str], ...] = (
     # (marker, test file under the root, fnmatch; regular expression searched in the test's name, "" for all)
     ("golden", "tests/report/test_golden.py", ""),
+    ("golden", "tests/report/test_expectations.py", ""),
     ("pdf", "tests/report/test_formats.py", ""),
     ("pdf", "tests/report/test_pdf.py", ""),
     ("pdf", "tests/report/test_drawing.py", ""),
@@ -122,7 +124,8 @@ def pytest_configure(config):
     """A test file or test named on the command line runs in full, marked or not (`pytest
     tests/report/test_golden.py --update-golden` regenerates every golden); an explicit -m always wins."""
     named = any("::" in arg or arg.partition("::")[0].endswith(".py") for arg in config.args)
-    if config.option.markexpr == DEFAULT_SELECTION and (named or config.getoption("--update-golden")):
+    updating = config.getoption("--update-golden") or config.getoption("--update-expected")
+    if config.option.markexpr == DEFAULT_SELECTION and (named or updating):
         config.option.markexpr = ""
 
 
@@ -159,11 +162,18 @@ class SerialExecutor(Executor):
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true",
                      help="rewrite tests/golden/ from the current output (review the diff like code)")
+    parser.addoption("--update-expected", action="store_true",
+                     help="rewrite samples/*/expected.yaml from the current output (review the diff like code)")
 
 
 @pytest.fixture
 def update_golden(request) -> bool:
     return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture
+def update_expected(request) -> bool:
+    return bool(request.config.getoption("--update-expected"))
 
 
 @pytest.fixture
