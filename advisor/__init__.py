@@ -16,7 +16,7 @@ import sys
 import types
 from typing import Any
 
-__version__ = "0.1.0"
+from advisor.core.version import __version__
 
 __all__ = ["ComparisonResult", "FleetResult", "HistoryResult", "Result", "__version__", "analyze", "compare",
            "fleet", "history", "load"]
@@ -24,8 +24,7 @@ _API = frozenset(__all__) - {"__version__"}
 
 
 def __getattr__(name: str) -> Any:
-    # imported by name on first use: every stage reads __version__ from here, and none of them may depend on
-    # the notebook layer above the api
+    # imported by name on first use: `advisor --help` stays instant, and no stage depends on the notebook layer
     if name in _API:
         return getattr(importlib.import_module("advisor.notebook"), name)
     raise AttributeError(f"module 'advisor' has no attribute {name!r}")

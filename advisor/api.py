@@ -11,14 +11,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from advisor import __version__
 from advisor.comparing.diff import DEFAULT_NOISE, compare, compare_series, entry_key
 from advisor.core import serialize
 from advisor.core.comparison import Comparison, Series
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Analysis, AnalysisSettings, Finding, Hardware, HiddenFinding, Profile
 from advisor.core.trace import text_fields
+from advisor.core.version import __version__
 from advisor.engine.evaluate import Selection, evaluate
+from advisor.inputs.limits import saved_analysis_limit
 from advisor.investigation.context import judge, load_context
 from advisor.kinds import LoadOptions, detect
 from advisor.kinds import get as get_kind
@@ -126,8 +127,8 @@ def analyze_profile(profile: Profile, ruleset: RuleSet, hardware_override: str |
     metadata = profile.trace.metadata if profile.trace is not None else None
     hw = resolve(kind, {**profile.values, **profile.info}, hardware_override, metadata)
     events = kind.events() if profile.trace is not None else None
-    trace, from_events = (summarize_events(events, profile.trace, profile.values.get("total_time"), hw) if events
-                          else (None, None))
+    trace, from_events = (summarize_events(events, profile.trace, profile.values.get("total_time"), hw)
+                          if events and profile.trace is not None else (None, None))
     metrics = derive(profile, hw, ruleset, from_events)
     selection = selection or Selection()
     texts = text_fields(profile.info, trace)
@@ -158,7 +159,7 @@ def analyze(path: Path, options: AnalyzeOptions | None = None, jobs: int | None 
     (default: the slowest) with an overview of all of them; the members of a folder run on `executor`, or on a
     pool of `jobs` processes. `packs` keeps the rule sets loaded across calls (many profiles in one process)."""
     options = options or AnalyzeOptions()
-    saved = serialize.read_if_analysis(path, options.load.max_memory)
+    saved = serialize.read_if_analysis(path, *saved_analysis_limit(options.load.max_memory))
     if saved is not None:  # a saved analysis, as it was analysed (as load_analysis reads it)
         return _as_saved(path, saved, options, (), packs)
     return _analyze_input(path, options, jobs, progress, executor, packs)
@@ -293,7 +294,7 @@ def load_analysis(path: Path, options: AnalyzeOptions | None = None, jobs: int |
     now. A saved analysis takes a new investigation context (judged on its metrics); the options
     named in `refused_when_saved` (given, but only a new analysis could apply them) are an error."""
     options = options or AnalyzeOptions()
-    saved = serialize.read_if_analysis(path, options.load.max_memory)
+    saved = serialize.read_if_analysis(path, *saved_analysis_limit(options.load.max_memory))
     if saved is None:
         return _analyze_input(path, options, jobs, progress, executor, packs)
     return _as_saved(path, saved, options, refused_when_saved, packs)
@@ -326,7 +327,7 @@ def compare_inputs(paths: Sequence[Path], labels: Sequence[str], options: Analyz
     given that change what an analysis finds: they reach the profiles analysed now, not saved analyses,
     and the comparison warns when both kinds of input meet."""
     options = options or AnalyzeOptions()
-    read = [serialize.read_if_analysis(p, options.load.max_memory) for p in paths]
+    read = [serialize.read_if_analysis(p, *saved_analysis_limit(options.load.max_memory)) for p in paths]
     analyses = [analyze(p, options) if r is None else _as_saved(p, r, options, ())
                 for p, r in zip(paths, read, strict=True)]
     analyses = [analyses[0], *(_same_entry(analyses[0], a, p, options) if r is None else a

@@ -68,13 +68,20 @@ KEPT = ("member_count", "member_median_time")  # what the members are, not a jud
 def _differences(analyses: Sequence[Analysis], names: Sequence[str]) -> list[str]:
     """`device_name differs (rank 0 none, rank 1 Tesla V100)`: each field the members do not share."""
     found = []
-    for field, values in [*((f, [a.info.get(f) or None for a in analyses]) for f in SAME_INFO),
-                          *((f, [a.value(f) for a in analyses]) for f in SAME_METRICS)]:
+    for field in (*SAME_INFO, *SAME_METRICS):
+        values = _field_values(analyses, field)
         if any(v is not None for v in values) and len(set(values)) > 1:
             shown = ", ".join(f"{n} {'none' if v is None else v if isinstance(v, str) else f'{v:g}'}"
                               for n, v in zip(names, values, strict=True))
             found.append(f"{field} differs ({shown})")
     return found
+
+
+def _field_values(analyses: Sequence[Analysis], field: str) -> list[str | float | None]:
+    """A compared field of each member: a device field from its info (empty is none), else a metric's value."""
+    if field in SAME_INFO:
+        return [a.info.get(field) or None for a in analyses]
+    return [a.value(field) for a in analyses]
 
 
 def _withheld(added: dict[str, Metric], differences: Sequence[str]) -> dict[str, Metric]:

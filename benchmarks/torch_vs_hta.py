@@ -39,12 +39,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from advisor.inputs.limits import DEFAULT_MAX_MEMORY, whole_trace_limit
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 REAL = [ROOT / "samples" / "torch_a100_ddp" / "a100_ddp_rank0_of2.json.gz",
         ROOT / "samples" / "torch_mtia_inference" / "mtia_inference_rank0.json.gz"]
 MIB = 1 << 20
-DEFAULT_MAX_MEMORY = 2 << 30  # advisor's --max-memory: a trace larger than half of it is streamed
 GOAL_SPEED, GOAL_RSS, GOAL_FILE = 3.0, 0.5, 1.5
 GOAL_FILE_FROM = 512 * MIB  # the RSS ÷ file goal is for the 1 GB trace (small files: start-up dominates)
 HTA_RUN = r"""
@@ -294,7 +295,7 @@ def main() -> int:
             rows += measure_trace(trace, {"advisor": ours(trace)}, theirs(trace), env, args, limit, tmp, True)
         for trace in big:
             variants = {"advisor": ours(trace)}
-            if trace.stat().st_size > DEFAULT_MAX_MEMORY // 2:  # streamed by default: also decoded in memory
+            if trace.stat().st_size > whole_trace_limit(DEFAULT_MAX_MEMORY):  # streamed by default: decode too
                 variants["advisor --max-memory 4GiB (in memory)"] = ours(trace, "--max-memory", "4GiB")
             rows += measure_trace(trace, variants, theirs(trace), env, args, limit, tmp, False)
     report(rows)

@@ -12,6 +12,7 @@ from advisor.api import AnalyzeOptions, analyze
 from advisor.core import serialize
 from advisor.core.model import Metric
 from advisor.engine.evaluate import Selection
+from advisor.inputs.limits import saved_analysis_limit
 from advisor.kinds.base import LoadOptions
 from advisor.metrics.members import MemberSpec, member_metrics, member_spec
 
@@ -116,7 +117,7 @@ def test_member_metrics_survive_save_and_reload(tmp_path):
     a = analyze(SAMPLES / "multi_core" / "summary.json")
     path = tmp_path / "analysis.json"
     path.write_text(serialize.dumps(a))
-    saved = serialize.read_if_analysis(path)
+    saved = serialize.read_if_analysis(path, *saved_analysis_limit())
     assert saved is not None
     for name in ("member_count", "straggler_excess_percent", "straggler_dma_active_time_excess"):
         assert saved.metrics[name] == a.metrics[name]

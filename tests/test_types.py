@@ -1,6 +1,5 @@
-"""The kind contract and the core types type-check ([tool.mypy] in pyproject.toml names the packages):
-a kind function with the wrong signature, or a stage passing the wrong type between core dataclasses,
-fails here instead of at a user's."""
+"""The whole package type-checks ([tool.mypy] in pyproject.toml): a kind module that does not fit the contract's
+Protocols, or a stage passing the wrong type between core dataclasses, fails here instead of at a user's."""
 
 import sys
 
@@ -8,7 +7,7 @@ from mypy import api
 from tests_support import ROOT
 
 
-def test_the_contract_and_core_type_check(monkeypatch):
+def test_the_package_type_checks(monkeypatch):
     monkeypatch.chdir(ROOT)
     limit = sys.getrecursionlimit()
     try:

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from advisor import __version__
 from advisor.cli.usage import Parser, add_global_options
 from advisor.core.model import SEVERITIES as SEVERITY_CHOICES
 from advisor.core.numbers import COMPARE_NOISE
+from advisor.core.version import __version__
 
 if TYPE_CHECKING:
     from advisor.kinds import ProfileKind
@@ -138,7 +138,18 @@ def build_parser() -> argparse.ArgumentParser:
                      epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"advisor {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    _report_command(sub, kinds)
+    _compare_command(sub, kinds)
+    _fleet_command(sub, kinds)
+    _history_command(sub)
+    _metrics_command(sub, kinds)
+    _rules_command(sub)
+    add_global_options(parser)  # --debug, --quiet: before or after the command
+    return parser
 
+
+def _report_command(sub: argparse._SubParsersAction[Parser], kinds: Sequence[ProfileKind]) -> None:
+    """`advisor report`: analyse a profile and write the report."""
     report = sub.add_parser("report", help="analyse a profile and write the report",
                             description="Analyse a profile and write the investigation report.",
                             epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -158,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="exit 1 when a finding at or above this severity fires (the CI gate): "
                              + ", ".join(SEVERITY_CHOICES))
 
+
+def _compare_command(sub: argparse._SubParsersAction[Parser], kinds: Sequence[ProfileKind]) -> None:
+    """`advisor compare`: attempts before/after or in a series, and the CI regression gates."""
     comparing = sub.add_parser(
         "compare", help="compare attempts: before/after, or a series; CI regression gate",
         description="Compare two attempts (before, after) or a series of them. Each input is a profile in any "
@@ -183,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "`advisor fleet`)")
     _analysis_options(comparing, kinds)
 
+
+def _fleet_command(sub: argparse._SubParsersAction[Parser], kinds: Sequence[ProfileKind]) -> None:
+    """`advisor fleet`: many profiles analysed into a store, and the fleet overview."""
     fleet = sub.add_parser(
         "fleet", help="analyse many profiles on dask.distributed into a store, and write the fleet overview",
         description="Find every profile under the paths (folders recursively, globs), analyse each on a dask "
@@ -210,6 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="investigation context (YAML) judged on every profile")
     _analysis_options(fleet, kinds)
 
+
+def _history_command(sub: argparse._SubParsersAction[Parser]) -> None:
+    """`advisor history`: one kernel's attempts in a fleet store."""
     history = sub.add_parser("history", help="one kernel's attempts in a fleet store: time, speedup, findings",
                              description="Every stored attempt of one kernel or model, in order (capture time, "
                                          "else run): time, speedup against the first and the previous, findings "
@@ -220,11 +240,17 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--noise", type=finite_percent, default=100 * COMPARE_NOISE, metavar="PCT",
                          help="changes within PCT %% count as unchanged (default 2)")
 
+
+def _metrics_command(sub: argparse._SubParsersAction[Parser], kinds: Sequence[ProfileKind]) -> None:
+    """`advisor metrics`: every metric with value, unit and source."""
     metrics = sub.add_parser("metrics", help="list every metric with value, unit and source",
                              description="List every metric: value, unit, and whether reported or derived.")
     _input_options(metrics, kinds)
     metrics.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
+
+def _rules_command(sub: argparse._SubParsersAction[Parser]) -> None:
+    """`advisor rules list|show|validate|test|docs`: the rule packs."""
     rules = sub.add_parser("rules", help="list, show, validate and test rule packs",
                            description="Rule packs: the built-in ones plus any given with --rules.")
     rules_sub = rules.add_subparsers(dest="rules_command", metavar="ACTION", parser_class=Parser, required=True)
@@ -243,8 +269,6 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("paths", metavar="PATH", type=Path, nargs="*")
     docs = rules_sub.add_parser("docs", help="write the rule reference (Markdown) into a folder")
     docs.add_argument("folder", type=Path)
-    add_global_options(parser)  # --debug, --quiet: before or after the command
-    return parser
 
 
 COMPARE_EXAMPLES = """\

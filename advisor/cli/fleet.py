@@ -26,7 +26,8 @@ def _summary(result) -> str:
                          f"{'; …' if len(named) > 3 else ''})")
     if result.skipped_files:
         parts.append(f"{result.skipped_files} other file{'s' if result.skipped_files != 1 else ''} skipped")
-    return f"advisor: fleet: run {result.run}: {result.found} profiles found; " + ", ".join(parts)
+    found = f"{result.found} profile{'s' if result.found != 1 else ''} found"
+    return f"advisor: fleet: run {result.run}: {found}; " + ", ".join(parts)
 
 
 def _check_workers(workers: int | None) -> None:

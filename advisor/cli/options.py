@@ -5,12 +5,12 @@ printer. Imports nothing heavy at module level: `advisor --help` builds the kind
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from advisor.kinds.option_specs import OPTIONS_FILE, KindOption, kind_option_specs
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -20,10 +20,6 @@ if TYPE_CHECKING:
     from advisor.kinds import ProfileKind
     from advisor.report.drawing import Drawer
 
-OPTIONS_FILE = "options.yaml"
-_SPEC_KEYS = ("flag", "dest", "metavar", "help", "action", "entry")
-_ACTIONS = ("store", "store_true")
-_FLAG = re.compile(r"--[a-z0-9][a-z0-9-]*")
 _NAMESPACE = "kind_option:"  # kind options live apart from the command's own dests in the Namespace
 
 
@@ -50,34 +46,17 @@ def set_params(values: Iterable[str]) -> dict[str, float]:
 
 
 def max_memory(text: str | None) -> int:
-    """`--max-memory 2GiB` in bytes, from MEMORY_MINIMUM to MAX_MEMORY_CEILING; not given, the machine's
-    (kinds.base.default_max_memory)."""
-    from advisor.core.errors import AdvisorError
-    from advisor.core.numbers import size_or_reason
-    from advisor.core.units import bytes_
-    from advisor.kinds.base import MEMORY_MINIMUM, default_max_memory
+    """`--max-memory 2GiB` in bytes (inputs.limits.budget); not given, the machine's
+    (inputs.limits.default_max_memory)."""
+    from advisor.inputs.limits import budget, default_max_memory
 
-    if text is None:
-        return default_max_memory()
-    size = size_or_reason(text)
-    if isinstance(size, str):
-        raise AdvisorError("--max-memory", size)
-    if size < MEMORY_MINIMUM:  # `--max-memory 4` meant 4 GiB: a budget advisor cannot keep is a typo
-        raise AdvisorError("--max-memory", f"'{text.strip()}' is {bytes_(size)}, less than the least budget of "
-                                           f"{bytes_(MEMORY_MINIMUM)} (advisor alone takes tens of MiB); sizes "
-                                           "take a unit, e.g. 4GiB")
-    if size > MAX_MEMORY_CEILING:  # past any machine: a typo, and sizes derived from it must stay integers
-        raise AdvisorError("--max-memory", f"'{text.strip()}' is more than 1 EiB")
-    return size
-
-
-MAX_MEMORY_CEILING = 2**60  # 1 EiB, as docs/security.md says
+    return default_max_memory() if text is None else budget(text)
 
 
 def memory_default_text() -> str:
     """--max-memory's default in words, with what it comes to on this machine (for argparse: % doubled)."""
     from advisor.core.units import bytes_
-    from advisor.kinds.base import MEMORY_CEILING, MEMORY_FLOOR, MEMORY_SHARE, default_max_memory
+    from advisor.inputs.limits import MEMORY_CEILING, MEMORY_FLOOR, MEMORY_SHARE, default_max_memory
 
     return (f"{MEMORY_SHARE:.0%} of the memory available at the start, between {bytes_(MEMORY_FLOOR)} and "
             f"{bytes_(MEMORY_CEILING)}, and of what the cgroup and `ulimit -v` leave: "
@@ -85,59 +64,6 @@ def memory_default_text() -> str:
 
 
 # --- each kind's own options -------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class KindOption:
-    """One command-line option a kind declares in its data/options.yaml."""
-
-    kind: str  # the kind's title, for the argument group and errors
-    flag: str  # --neff
-    dest: str  # neff: the key in LoadOptions.kind_options
-    help: str
-    action: str = "store"  # store | store_true
-    metavar: str | None = None
-
-
-def kind_option_specs(kind: ProfileKind) -> list[KindOption]:
-    """The options a kind declares, validated: a mistake names the file and the entry."""
-    from advisor.core.errors import AdvisorError
-
-    path = kind.folder / OPTIONS_FILE
-    if not path.is_file():
-        return []
-    where = str(path)
-    data = kind.data(OPTIONS_FILE)
-    entries = data.get("options", [])
-    if not data or not isinstance(entries, list):
-        raise AdvisorError(where, "must be a mapping with `options:`, a list of {flag, dest, metavar, help, "
-                                  "action}")
-    specs = []
-    for i, entry in enumerate(entries):
-        at = f"options[{i}]"
-        if not isinstance(entry, dict):
-            raise AdvisorError(where, f"{at}: must be a mapping of {', '.join(_SPEC_KEYS)}")
-        unknown = [k for k in entry if k not in _SPEC_KEYS]
-        if unknown:
-            raise AdvisorError(where, f"{at}: unknown key '{unknown[0]}'; known: {', '.join(_SPEC_KEYS)}")
-        flag, help_text = entry.get("flag"), entry.get("help")
-        if not isinstance(flag, str) or not _FLAG.fullmatch(flag):
-            raise AdvisorError(where, f"{at}: flag must be a long option such as --neff")
-        dest = entry.get("dest") or flag[2:].replace("-", "_")  # as ProfileKind.option_dests reads it
-        action = entry.get("action", "store")
-        metavar = entry.get("metavar")
-        if not isinstance(dest, str) or not dest.isidentifier():
-            raise AdvisorError(where, f"{at} ({flag}): dest must be a Python identifier")
-        if not isinstance(help_text, str) or not help_text.strip():
-            raise AdvisorError(where, f"{at} ({flag}): help is required")
-        if action not in _ACTIONS:
-            raise AdvisorError(where, f"{at} ({flag}): action must be one of {', '.join(_ACTIONS)}")
-        if not isinstance(entry.get("entry", False), bool):
-            raise AdvisorError(where, f"{at} ({flag}): entry must be true or false")
-        if metavar is not None and (not isinstance(metavar, str) or action != "store"):
-            raise AdvisorError(where, f"{at} ({flag}): metavar must be text, and only for action store")
-        specs.append(KindOption(kind.title, flag, dest, " ".join(help_text.split()), action, metavar))
-    return specs
-
 
 def add_kind_options(parser: argparse.ArgumentParser, kinds: Sequence[ProfileKind]) -> None:
     """Each kind's options in an argument group titled after it ("AWS Neuron options"). Two kinds may

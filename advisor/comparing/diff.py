@@ -62,7 +62,7 @@ def _change(name: str, before: Analysis, after: Analysis, noise: float, group: s
     old, new = before.metrics.get(name), after.metrics.get(name)
     metric = new or old
     assert metric is not None
-    better = (new and new.better) or (old and old.better)
+    better = (new.better if new else None) or (old.better if old else None)
     a, b = (old.value if old else None), (new.value if new else None)
     change, verdict = judge(a, b, better, noise)
     return MetricChange(name, metric.unit, group, a, b, change, verdict, better)

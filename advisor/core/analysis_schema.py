@@ -22,8 +22,6 @@ MAX_METRICS = 20_000
 MAX_ROWS = 100_000  # entries (ranks, kernels), rows of a table, timeline bins
 MAX_ITEMS = 10_000  # any other list or map
 MAX_FACT = 2_000  # characters of a fact a trace names in words (an operator stack)
-DEFAULT_MAX_MEMORY = 2 << 30  # --max-memory's default (kinds.base's; core may not import kinds)
-ANALYSIS_MEMORY_SHARE = 16  # a saved analysis may be at most this fraction of --max-memory (2GiB: 128 MiB)
 
 
 T = TypeVar("T")

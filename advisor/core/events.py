@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+NS = 1e-9  # seconds per nanosecond: the unit of every event table's times
 CHUNK = 1 << 16  # names read at a time when a table is walked
 ROWS_AT_A_TIME = 1 << 20  # rows an array helper's temporaries cover at once
 

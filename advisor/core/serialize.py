@@ -14,8 +14,6 @@ import msgspec
 
 from advisor.core import saved_checks, units
 from advisor.core.analysis_schema import (
-    ANALYSIS_MEMORY_SHARE,
-    DEFAULT_MAX_MEMORY,
     AnalysisDoc,
     Header,
 )
@@ -301,24 +299,19 @@ def is_analysis(data: Any) -> bool:
     return isinstance(data, dict) and "schema_version" in data and "advisor_version" in data
 
 
-def analysis_size_limit(max_memory: int = DEFAULT_MAX_MEMORY) -> int:
-    """The largest saved analysis read under `--max-memory`: reading one costs a few times its size."""
-    return max(1, max_memory // ANALYSIS_MEMORY_SHARE)
-
-
-def read_if_analysis(path: Path, max_memory: int = DEFAULT_MAX_MEMORY) -> Analysis | None:
+def read_if_analysis(path: Path, limit: int, limit_source: str) -> Analysis | None:
     """The analysis in `path` when it is an advisor analysis JSON; None for anything else (a
     profile, or a file the profile adapters will explain the problem with). The file is checked
-    against the schema, and its size against `--max-memory`, before anything is built from it."""
+    against the schema, and its size against `limit` (bytes; `limit_source` says where it comes from:
+    inputs.limits.saved_analysis_limit), before anything is built from it."""
     if path.suffix.lower() != ".json":
         return None
     try:
         require_regular_file(path)
     except AdvisorError:
         return None  # missing, a FIFO, a device or a folder: the profile readers refuse it with their own line
-    limit = analysis_size_limit(max_memory)
     too_large = AdvisorError(str(path), f"a saved analysis larger than the {units.bytes_(limit)} limit "
-                                        f"(1/{ANALYSIS_MEMORY_SHARE} of --max-memory); raise --max-memory to read it")
+                                        f"({limit_source}); raise --max-memory to read it")
     with open_regular(path, "an analysis JSON") as handle:  # checked again on the open handle
         head = handle.read(4096)
         if b'"advisor_version"' not in head and b'"schema_version"' not in head:

@@ -85,16 +85,25 @@ class Breakdown:
 
     def layout_problem(self, data: Mapping[str, Any]) -> str | None:
         """Why this table (read from a saved analysis) is not the one its kind draws: its column, text and figure
-        names against the kind's report.yaml `breakdowns:` entry (the report looks columns up by name). None
-        when it matches, or when the kind declares no such table."""
+        names against the kind's report.yaml `breakdowns:` entry (the report looks columns up by name), and each
+        column's and figure's unit against the one declared there (a byte column relabelled `s` would print
+        bytes as seconds). None when it matches, or when the kind declares no such table."""
         spec = (data.get("breakdowns") or {}).get(self.name)
         if not isinstance(spec, Mapping):
             return None
-        for key, have in (("columns", self.columns), ("texts", self.text_columns), ("figures", self.figures)):
-            declared = [e[0] for e in spec.get(key) or () if isinstance(e, list) and e]
+        parts: tuple[tuple[str, Sequence[BreakdownColumn | BreakdownFigure]], ...] = (
+            ("columns", self.columns), ("texts", self.text_columns), ("figures", self.figures))
+        for key, have in parts:
+            entries = [e for e in spec.get(key) or () if isinstance(e, list) and e]
+            declared = [e[0] for e in entries]
             if sorted(c.name for c in have) != sorted(declared):
                 return (f"trace breakdown '{self.name}': {key} {', '.join(c.name for c in have) or 'none'}, where its "
                         f"kind has {', '.join(declared) or 'none'}")
+            units = {e[0]: e[2] for e in entries if len(e) == 3}
+            wrong = next((c for c in have if c.name in units and c.unit != units[c.name]), None)
+            if wrong is not None:
+                return (f"trace breakdown '{self.name}': {key[:-1]} '{wrong.name}' in '{wrong.unit}', where its kind's "
+                        f"is in '{units[wrong.name]}'")
         return None
 
     def figure(self, name: str) -> float | None:
@@ -158,10 +167,13 @@ class BreakdownLayout:
 
 
 class KindData(Protocol):
-    """What the layout loader reads of a profile kind (kinds.base.ProfileKind, which core may not import)."""
+    """What the layout loader reads of a profile kind (kinds.base.ProfileKind, which core may not import); read-only,
+    as the frozen descriptor's fields are."""
 
-    name: str
-    folder: Path
+    @property
+    def name(self) -> str: ...
+    @property
+    def folder(self) -> Path: ...
 
     def data(self, name: str) -> dict[str, Any]: ...
 

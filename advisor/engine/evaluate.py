@@ -19,7 +19,7 @@ from advisor.engine import budget
 from advisor.metrics.derive import hardware_env
 from advisor.packs.message import format_message, format_text
 from advisor.packs.model import RuleDef, RuleSet, split_kind
-from advisor.packs.validate import param_problem
+from advisor.packs.thresholds import param_problem
 
 
 @dataclass(frozen=True)
@@ -169,9 +169,7 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     chosen_names = selection.resolve(ruleset)
     chosen = [r for r in ruleset.rules if r.name in chosen_names]
     bounds, bound_notes = budget.bounds_and_notes(ruleset.bounds, base_env, units)
-    bound_values = budget.bound_values(bounds)
-    ceilings: dict[str, float | None] = {}  # each fired rule's estimate, as the rules below it are capped by it
-    own: dict[str, float | None] = {}  # each global estimate before the time budget capped it: ties rank by waste
+    caps = _Caps(budget.bound_values(bounds), bound_notes, by_name)
 
     for rule in chosen:
         unmet = [req for req in rule.requires if req not in fired]
@@ -181,7 +179,6 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
             continue
         params = params_by_rule[rule.name]
         env = {**base_env, **params}
-        rule_units = {**units, **rule.param_units}
         result = rule.when.evaluate(env)
         if result is None:
             missing = _root_inputs([n for n in rule.when.names if env.get(n) is None], metrics)
@@ -191,44 +188,84 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
         if not result:
             outcomes.append(RuleOutcome(rule.name, "passed"))
             continue
+        fired[rule.name] = _finding(rule, env, params, units, texts, caps.estimate(rule, env, fired))
+        outcomes.append(RuleOutcome(rule.name, "fired"))
+    return EngineResult(findings=tuple(_ranked(fired, caps)), not_applicable=tuple(not_applicable),
+                        outcomes=tuple(outcomes), bounds=bounds)
+
+
+@dataclass(frozen=True)
+class _Estimate:
+    """A fired rule's estimated speedup with every cap applied, and what the finding says about them."""
+
+    speedup: float | None
+    scope: str  # global | local
+    binding: str  # the bound that set it ("" for none)
+    notes: tuple[str, ...]  # why it is unavailable, or a bound that caps nothing
+
+
+@dataclass
+class _Caps:
+    """What caps the fired rules' estimates, filled as they fire: the time budget's bounds, and each fired
+    rule's estimate as a ceiling for the rules below it."""
+
+    bound_values: Mapping[str, float | None]
+    bound_notes: Mapping[str, str]
+    by_name: Mapping[str, RuleDef]
+    ceilings: dict[str, float | None] = field(default_factory=dict)  # each fired rule's estimate, for those below
+    own: dict[str, float | None] = field(default_factory=dict)  # global estimates before the budget: ties rank by waste
+
+    def estimate(self, rule: RuleDef, env: Mapping[str, float | None], fired: Mapping[str, Finding]) -> _Estimate:
+        """The rule's estimate, capped by its parents' and (a global one) by the time budget's bounds."""
         # an estimate that is no share of time (1e300) is unavailable and the finding says why: never clamped
         speedup, problem = budget.share_of_time(rule.estimated_speedup.evaluate(env) if rule.estimated_speedup
                                                 else None)
         notes = [budget.estimate_note(rule.name, problem)] if problem else []
         for parent in rule.requires:  # a child's estimate is capped by its parent's (Nsight Compute)
-            cap = ceilings[parent]
-            if cap is None and by_name[parent].estimated_speedup is not None:
+            cap = self.ceilings[parent]
+            if cap is None and self.by_name[parent].estimated_speedup is not None:
                 speedup = None  # the parent's bound is unknown, so this one cannot be bounded either
             elif speedup is not None and cap is not None:
                 speedup = min(speedup, cap)
         scope = rule.speedup_scope
-        parents = [ceilings[p] for p in rule.global_with if p in fired and ceilings[p] is not None]
+        parents = [c for c in (self.ceilings[p] for p in rule.global_with if p in fired) if c is not None]
         if scope == "local" and parents and speedup is not None:  # Nsight Compute: min(parent, local), global
             speedup, scope = min(speedup, *parents), "global"
         # bounds are shares of total time: they cap a global estimate, never a local one (Nsight Compute)
         binding = ""
-        own[rule.name] = speedup if scope == "global" else None
+        self.own[rule.name] = speedup if scope == "global" else None
         if scope == "global":
-            speedup, binding = budget.capped(speedup, rule.capped_by, bound_values)
-            notes += [bound_notes[n] for n in rule.capped_by if n in bound_notes]  # a bound that caps nothing
-        evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
-        worded: dict[str, object] = {**env, **texts}
-        ceilings[rule.name] = speedup
-        if rule.caps_only:  # a ceiling for its causes, no gain of its own: no estimate shown, summed or ranked
-            speedup, binding = None, ""
-        fired[rule.name] = Finding(
-            id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
-            title=rule.title, message=" ".join([_message(rule, worded, rule_units), *notes]), root_cause=False,
-            because=rule.requires, evidence=evidence, estimated_speedup=speedup, speedup_scope=scope,
-            params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
-            recommendation=format_text(rule.recommendation, worded, rule_units),
-            root_cause_text=format_text(rule.root_cause, worded, rule_units),
-            condition=_condition_text(rule, env, rule_units), references=rule.references,
-            capped_by=rule.capped_by, bound=binding, claims=rule.claims, catch_all=rule.catch_all,
-            caps_only=rule.caps_only,
-        )
-        outcomes.append(RuleOutcome(rule.name, "fired"))
+            speedup, binding = budget.capped(speedup, rule.capped_by, self.bound_values)
+            notes += [self.bound_notes[n] for n in rule.capped_by if n in self.bound_notes]  # caps nothing
+        self.ceilings[rule.name] = speedup
+        return _Estimate(speedup, scope, binding, tuple(notes))
 
+
+def _finding(rule: RuleDef, env: Mapping[str, float | None], params: Mapping[str, float], units: Mapping[str, str],
+             texts: Mapping[str, str], estimate: _Estimate) -> Finding:
+    """A fired rule's finding: its texts worded with the values, the evidence its condition read."""
+    rule_units = {**units, **rule.param_units}
+    evidence = {n: Evidence(env.get(n), units.get(n, "")) for n in rule.when.names if n not in params}
+    worded: dict[str, object] = {**env, **texts}
+    speedup, binding = estimate.speedup, estimate.binding
+    if rule.caps_only:  # a ceiling for its causes, no gain of its own: no estimate shown, summed or ranked
+        speedup, binding = None, ""
+    return Finding(
+        id=rule.id, name=rule.name, pack=rule.pack, severity=rule.severity, category=rule.category,
+        title=rule.title, message=" ".join([_message(rule, worded, rule_units), *estimate.notes]), root_cause=False,
+        because=rule.requires, evidence=evidence, estimated_speedup=speedup, speedup_scope=estimate.scope,
+        params={k: Evidence(params[k], rule_units.get(k, "")) for k in sorted(params)},
+        recommendation=format_text(rule.recommendation, worded, rule_units),
+        root_cause_text=format_text(rule.root_cause, worded, rule_units),
+        condition=_condition_text(rule, env, rule_units), references=rule.references,
+        capped_by=rule.capped_by, bound=binding, claims=rule.claims, catch_all=rule.catch_all,
+        caps_only=rule.caps_only,
+    )
+
+
+def _ranked(fired: Mapping[str, Finding], caps: _Caps) -> list[Finding]:
+    """The findings with their root causes and what they explain, capped as a whole, in report order."""
+    by_name = caps.by_name
     explained_by: dict[str, list[str]] = {}
     for f in fired.values():
         for name in (*f.because, *by_name[f.name].explains):
@@ -238,13 +275,12 @@ def evaluate(ruleset: RuleSet, metrics: Mapping[str, Metric], hardware: Hardware
     findings = [replace(f, root_cause=f.name not in explained_by and f.severity != "info",
                         explains=tuple(n for n in by_name[f.name].explains if n in fired))
                 for f in fired.values()]
-    findings = budget.cap_catch_alls(findings, bound_values)
-    findings = budget.severities_below_causes(budget.symptoms_within_causes(findings, bound_values))
+    findings = budget.cap_catch_alls(findings, caps.bound_values)
+    findings = budget.severities_below_causes(budget.symptoms_within_causes(findings, caps.bound_values))
     # root causes before the symptoms they explain, a catch-all after every specific cause (a symptom or a
     # catch-all with a larger estimate never leads), then by estimated gain and severity; two gains one bound
     # caps alike rank by the waste their own formulas measured (issue 36: a 16-way bank conflict before the
     # occupancy its stalls cap, both at one 31.10 % floor)
     findings.sort(key=lambda f: (not f.root_cause, f.catch_all, -_global(f.estimated_speedup, f.speedup_scope),
-                                 -SEVERITIES.index(f.severity), -_global(own.get(f.name), "global"), f.id))
-    return EngineResult(findings=tuple(findings), not_applicable=tuple(not_applicable), outcomes=tuple(outcomes),
-                        bounds=bounds)
+                                 -SEVERITIES.index(f.severity), -_global(caps.own.get(f.name), "global"), f.id))
+    return findings

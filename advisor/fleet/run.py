@@ -223,8 +223,11 @@ def run_fleet(found: Discovery, store: Store, options: AnalyzeOptions, pool: Poo
             # pandas, half a second) rather than at the first commit, on a short run the last thing it does.
             # Serially, that would only make the analyses' peak memory larger.
             prepare = None if isinstance(executor, SerialExecutor) else prepare_commit
+            # no executor: nothing changed, so there is no task to run
+            results = iter(()) if executor is None else _results(executor, workers, tasks, settings,
+                                                                  fleet["batching"], prepare)
             try:
-                for outcomes, batch, error in _results(executor, workers, tasks, settings, fleet["batching"], prepare):
+                for outcomes, batch, error in results:
                     if error is not None:  # the task as a whole (a worker killed too often): retried next run
                         lost += [f"{i.path}: {error}" for i in batch]
                     else:

@@ -309,11 +309,12 @@ class Store:
 
     def analysis(self, content_hash: str) -> Analysis:
         from advisor.core.serialize import read_if_analysis
+        from advisor.inputs.limits import saved_analysis_limit
 
         path = self.analysis_path(content_hash)
         shard = path.parent
         present = real_folder(self.folder / ANALYSES) and real_folder(shard) and _regular_file(path)
-        analysis = read_if_analysis(path) if present else None
+        analysis = read_if_analysis(path, *saved_analysis_limit()) if present else None
         if analysis is None:
             raise AdvisorError(str(path), "the stored analysis is missing or unreadable")
         return analysis

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from itertools import islice
 from operator import attrgetter
+from types import GenericAlias
 from typing import Any
 
 import msgspec
@@ -49,11 +50,11 @@ class Percent:
 
 
 @cache
-def _defaults(kind: type) -> Any:
+def _defaults(kind: type[msgspec.Struct]) -> Any:
     return kind()
 
 
-def lenient(event: Any, kind: type) -> Any:
+def lenient(event: Any, kind: type[msgspec.Struct]) -> Any:
     """An event as a struct whatever its fields hold: fields of the right type are kept, the others
     (null, a string for a number, …) take their defaults; an unknown time makes the event invalid,
     not the file."""
@@ -69,9 +70,10 @@ def lenient(event: Any, kind: type) -> Any:
     return kind(**kept)
 
 
-def array_decoder(kind: type) -> Callable[[bytes], list[Any]]:
+def array_decoder(kind: type[msgspec.Struct]) -> Callable[[bytes], list[Any]]:
     """A JSON array of events decoded as a list of `kind`, each odd event taken leniently."""
-    typed, untyped = msgspec.json.Decoder(list[kind]), msgspec.json.Decoder(list[Any])
+    # list[kind], spelt as the value it is (`kind` is known at run time only)
+    typed, untyped = msgspec.json.Decoder(GenericAlias(list, (kind,))), msgspec.json.Decoder(list[Any])
 
     def decode(text: bytes) -> list[Any]:
         try:
@@ -82,14 +84,14 @@ def array_decoder(kind: type) -> Callable[[bytes], list[Any]]:
     return decode
 
 
-def batches(raws: list[msgspec.Raw], kind: type) -> Iterator[list[Any]]:
+def batches(raws: list[msgspec.Raw], kind: type[msgspec.Struct]) -> Iterator[list[Any]]:
     """The events (raw slices) decoded as `kind`, BATCH at a time."""
     decode = array_decoder(kind)
     for i in range(0, len(raws), BATCH):
         yield decode(b"[" + b",".join(raws[i:i + BATCH]) + b"]")  # Raw is a buffer: no copies
 
 
-def columns(batches: Iterable[list[Any]], kind: type, count: int | None = None,
+def columns(batches: Iterable[list[Any]], kind: type[msgspec.Struct], count: int | None = None,
             done: Callable[[int], None] = lambda _: None) -> dict[str, Any]:
     """The struct's numeric fields as float64 columns and its text fields as integer codes, filled
     batch by batch without a Python-level loop over events: into arrays of `count` events when the
@@ -123,7 +125,8 @@ def chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
         yield chunk
 
 
-def array_columns(raw: msgspec.Raw, name: str, kind: type, what: str, progress: Progress | None) -> dict[str, Any]:
+def array_columns(raw: msgspec.Raw, name: str, kind: type[msgspec.Struct], what: str,
+                  progress: Progress | None) -> dict[str, Any]:
     """One event array's columns, from its raw slice of the input; `name` is where it is (for the error
     naming `$.name`), `what` what its events are, for progress (`reading 1,000 instructions: 40 %`)."""
     try:
@@ -135,7 +138,7 @@ def array_columns(raw: msgspec.Raw, name: str, kind: type, what: str, progress: 
     return columns(batches(events, kind), kind, len(events), lambda done: percent(done, len(events)))
 
 
-def stream_columns(reader: Reader, name: str, kind: type) -> dict[str, Any]:
+def stream_columns(reader: Reader, name: str, kind: type[msgspec.Struct]) -> dict[str, Any]:
     """The columns of the event array at `reader` (inputs/json_stream.py), run by run; `name` is where it
     is, for the error when it is not an array."""
     found = value_type(reader)

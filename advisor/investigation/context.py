@@ -82,30 +82,44 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
     unknown = [str(k) for k in data if k not in KEYS]
     if unknown:
         raise AdvisorError(where, f"unknown key '{unknown[0]}'{suggest(unknown[0], KEYS)}")
+    baseline, optimized, target = _workload(where, data.get("workload"))
+    expectations = _expectations(where, data.get("expectations") or {}, known)
+    hypotheses, mistakes = _hypotheses(where, data.get("hypotheses") or [], known, units or {})
+    if mistakes:
+        raise Problems([f"{where}: {m}" for m in mistakes], where)
+    date = _text(where, data, "date")
+    return Context(path=where, title=_text(where, data, "title"), tracker=_text(where, data, "tracker"),
+                   date=None if date is None else checked_date(where, date), text=_text(where, data, "context"),
+                   baseline=baseline, optimized=optimized, target=target, expectations=tuple(expectations),
+                   hypotheses=tuple(hypotheses))
 
-    baseline: dict[str, float] = {}
-    optimized: dict[str, float] = {}
+
+def _workload(where: str, workload: Any) -> tuple[dict[str, float], dict[str, float], float | None]:
+    """The workload's step timings before and after (the same steps in both) and its target speedup."""
+    if workload is None:
+        return {}, {}, None
+    if not isinstance(workload, dict) or any(k not in WORKLOAD_KEYS for k in workload):
+        raise AdvisorError(where, f"workload takes only {', '.join(WORKLOAD_KEYS)}")
+    baseline = _steps(where, workload.get("baseline"), "baseline")
+    optimized = _steps(where, workload.get("optimized"), "optimized")
+    extra, lost = sorted(set(optimized) - set(baseline)), sorted(set(baseline) - set(optimized))
+    if extra or lost:
+        parts = ([f"optimized has steps not in baseline: {', '.join(extra)}"] if extra else []) + (
+            [f"baseline has steps not in optimized: {', '.join(lost)}"] if lost else [])
+        raise AdvisorError(where, "workload steps differ: " + "; ".join(parts))
     target = None
-    workload = data.get("workload")
-    if workload is not None:
-        if not isinstance(workload, dict) or any(k not in WORKLOAD_KEYS for k in workload):
-            raise AdvisorError(where, f"workload takes only {', '.join(WORKLOAD_KEYS)}")
-        baseline = _steps(where, workload.get("baseline"), "baseline")
-        optimized = _steps(where, workload.get("optimized"), "optimized")
-        extra, lost = sorted(set(optimized) - set(baseline)), sorted(set(baseline) - set(optimized))
-        if extra or lost:
-            parts = ([f"optimized has steps not in baseline: {', '.join(extra)}"] if extra else []) + (
-                [f"baseline has steps not in optimized: {', '.join(lost)}"] if lost else [])
-            raise AdvisorError(where, "workload steps differ: " + "; ".join(parts))
-        if workload.get("target_speedup") is not None:
-            target = as_number(workload["target_speedup"])
-            if target is None or target <= 1:
-                raise AdvisorError(where, "workload.target_speedup must be a number above 1")
+    if workload.get("target_speedup") is not None:
+        target = as_number(workload["target_speedup"])
+        if target is None or target <= 1:
+            raise AdvisorError(where, "workload.target_speedup must be a number above 1")
+    return baseline, optimized, target
 
-    expectations = []
-    raw_expect = data.get("expectations") or {}
+
+def _expectations(where: str, raw_expect: Any, known: Collection[str]) -> list[tuple[str, Expression, float]]:
+    """What the metrics should be: (metric, expression, tolerance) each."""
     if not isinstance(raw_expect, dict):
         raise AdvisorError(where, "expectations must map metric names to {expr, tolerance}")
+    expectations = []
     for metric, spec in raw_expect.items():
         if metric not in known:
             raise AdvisorError(where, f"expectations: unknown metric '{metric}'{suggest(metric, known)}")
@@ -115,26 +129,23 @@ def load_context(path: Path, known: Collection[str], units: Mapping[str, str] | 
             raise AdvisorError(where, f"expectations.{metric}.tolerance must be a fraction such as 0.02")
         expectations.append((str(metric), _expression(where, f"expectations.{metric}", spec.get("expr"), known),
                              tolerance))
+    return expectations
 
-    hypotheses = []
-    mistakes: list[str] = []
-    raw_hyp = data.get("hypotheses") or []
+
+def _hypotheses(where: str, raw_hyp: Any, known: Collection[str],
+                units: Mapping[str, str]) -> tuple[list[tuple[str, Expression, str]], list[str]]:
+    """The hypotheses (name, expect, note) each, and the fractions their conditions compare with percents."""
     if not isinstance(raw_hyp, list):
         raise AdvisorError(where, "hypotheses must be a list of {name, expect}")
+    hypotheses = []
+    mistakes: list[str] = []
     for i, item in enumerate(raw_hyp):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str) or "expect" not in item:
             raise AdvisorError(where, f"hypotheses[{i}] needs a name and an expect condition")
         expect = _expression(where, f"hypotheses[{i}].expect", item["expect"], known)
-        mistakes += [f"hypotheses[{i}].expect: {m}" for m in fraction_mistakes(expect, units or {})]
+        mistakes += [f"hypotheses[{i}].expect: {m}" for m in fraction_mistakes(expect, units)]
         hypotheses.append((item["name"].strip(), expect, str(item.get("note", "") or "").strip()))
-
-    if mistakes:
-        raise Problems([f"{where}: {m}" for m in mistakes], where)
-    date = _text(where, data, "date")
-    return Context(path=where, title=_text(where, data, "title"), tracker=_text(where, data, "tracker"),
-                   date=None if date is None else checked_date(where, date), text=_text(where, data, "context"),
-                   baseline=baseline, optimized=optimized, target=target, expectations=tuple(expectations),
-                   hypotheses=tuple(hypotheses))
+    return hypotheses, mistakes
 
 
 def amdahl(baseline: Mapping[str, float], optimized: Mapping[str, float], target: float | None) -> Amdahl:

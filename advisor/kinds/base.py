@@ -9,151 +9,30 @@ its own layer (docs/architecture.md).
 from __future__ import annotations
 
 import importlib
-import os
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from advisor.core.errors import AdvisorError
 from advisor.core.model import HARDWARE_PREFIX
 from advisor.core.yamlsafe import load_yaml_file
+from advisor.kinds.contract import Adapters, Events, Report, adapters_of, events_of, report_of
+from advisor.kinds.data_schema import check_file
+from advisor.kinds.options import LoadOptions as LoadOptions  # re-exported: stages import it from here
+from advisor.kinds.options import Progress as Progress
 
-if TYPE_CHECKING:
-    from advisor.kinds.contract import Adapters, Events, Report
-
-Progress = Callable[[str], None]
-DEFAULT_MAX_MEMORY = 2 << 30  # bytes: the budget when the machine does not say how much memory is available
-MEMORY_SHARE = 0.5  # --max-memory's default: this share of the memory available when advisor starts, …
-MEMORY_FLOOR, MEMORY_CEILING = 1 << 30, 16 << 30  # … kept within these (bytes; a trace decoded in memory
-# peaks at about 1.5× its size, so half the budget read whole peaks under the budget)
-# The least budget, given or default: the interpreter and its libraries take tens of MiB before any input,
-# and the limits derived from the budget have floors of up to 64 MiB, so less is a budget nothing keeps
-MEMORY_MINIMUM = 64 << 20
 DEFAULT_MAX_RANKS = 4096  # per-rank files in one folder; a capture of more ranks raises it with --max-ranks
-_CGROUP_FILES = (("", "memory.max", "memory.current"),  # cgroup v2, then v1's memory controller
-                 ("memory", "memory.limit_in_bytes", "memory.usage_in_bytes"))
-
-
-def _address_room() -> int | None:
-    """What RLIMIT_AS (`ulimit -v`) leaves of the address space: the limit less what the process maps now
-    (Linux's /proc/self/statm); None when there is no limit."""
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, OSError, ValueError):  # not a Unix
-        return None
-    if soft == resource.RLIM_INFINITY or soft < 0:
-        return None
-    try:
-        mapped = int(Path("/proc/self/statm").read_text().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        mapped = 0
-    return max(soft - mapped, 0)
-
-
-def machine_max_memory(meminfo: Path = Path("/proc/meminfo"), cgroup: Path = Path("/sys/fs/cgroup"),
-                       self_cgroup: Path = Path("/proc/self/cgroup"),
-                       address_room: Callable[[], int | None] = _address_room) -> int:
-    """The memory budget for this machine (bytes): MEMORY_SHARE of the memory available now (Linux's
-    MemAvailable) between MEMORY_FLOOR and MEMORY_CEILING, DEFAULT_MAX_MEMORY when the machine does not say;
-    then never more than MEMORY_SHARE of what the hard limits leave (the cgroups the process runs in, and
-    RLIMIT_AS), which are not raised to the floor: past them is a killed process or a MemoryError, where
-    MemAvailable undercounts (the kernel reclaims caches). Never under MEMORY_MINIMUM."""
-    available = _available(meminfo)
-    budget = DEFAULT_MAX_MEMORY if available is None else int(
-        min(max(available * MEMORY_SHARE, MEMORY_FLOOR), MEMORY_CEILING))
-    hard = [room for room in (_cgroup_room(cgroup, self_cgroup), address_room()) if room is not None]
-    if hard:
-        budget = min(budget, int(min(hard) * MEMORY_SHARE))
-    return max(budget, MEMORY_MINIMUM)
-
-
-@cache
-def default_max_memory() -> int:
-    """--max-memory's default, read once per process (a run keeps one budget)."""
-    return machine_max_memory()
-
-
-def _read_int(path: Path) -> int | None:
-    try:
-        return int(path.read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return None  # absent, or "max": no limit
-
-
-def _available(meminfo: Path) -> int | None:
-    try:
-        found = re.search(r"^MemAvailable:\s+(\d+) kB", meminfo.read_text(), re.MULTILINE)
-    except OSError:
-        found = None
-    if found:
-        return int(found.group(1)) * 1024
-    try:  # free pages (no reclaimable cache): other Unixes
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def _own_cgroups(self_cgroup: Path) -> dict[str, str]:
-    """The process's cgroup path per hierarchy ("" for v2, "memory" for v1's controller), from
-    /proc/self/cgroup; "/" where it names none, or climbs out of the namespace's root (`/..`)."""
-    own = {"": "/", "memory": "/"}
-    try:
-        lines = self_cgroup.read_text().splitlines()
-    except OSError:
-        return own
-    for line in lines:
-        _, _, rest = line.partition(":")
-        controllers, _, path = rest.partition(":")
-        hierarchy = "" if controllers == "" else "memory" if "memory" in controllers.split(",") else None
-        if hierarchy is not None and path.startswith("/") and ".." not in path.split("/"):
-            own[hierarchy] = path
-    return own
-
-
-def _cgroup_room(root: Path, self_cgroup: Path) -> int | None:
-    """What the tightest memory limit among the process's cgroup and its parents leaves (limit less usage):
-    on a host the process runs in a nested cgroup (a systemd slice, a batch job's), in a container the mount's
-    root is its own; None when no limit is set."""
-    rooms, own = [], _own_cgroups(self_cgroup)
-    for hierarchy, limit, used in _CGROUP_FILES:
-        base = root / hierarchy if hierarchy else root
-        folder = base / own[hierarchy].lstrip("/")
-        for level in (folder, *(p for p in folder.parents if p == base or base in p.parents)):
-            cap = _read_int(level / limit)
-            if cap is not None:
-                rooms.append(max(cap - (_read_int(level / used) or 0), 0))
-    return min(rooms, default=None)
 
 
 def check_rank_count(folder: Path, count: int, limit: int, at_least: bool = False) -> None:
     """A folder's members (`members(folder, limit)` of a kind's adapters) refused past `limit`, before any is read;
     `at_least`: the count stopped at `count` (more may follow)."""
-    from advisor.core.errors import AdvisorError
-
     if count > limit:
         counted = f"at least {count:,}" if at_least else f"{count:,}"
         raise AdvisorError(str(folder), f"{counted} rank files, more than the limit of {limit:,} in one folder; "
                                         "raise it with --max-ranks N")
-
-
-@dataclass(frozen=True)
-class LoadOptions:
-    """How to read an input; `kind_options` holds a kind's own command-line options by their dest
-    (for Neuron: neuron_profile, neff, trace)."""
-
-    entry: str | None = None  # which entry of a file that holds several profiles
-    # bytes; full traces above half of it are streamed instead of loaded whole
-    max_memory: int = field(default_factory=default_max_memory)
-    progress: Progress | None = None  # progress lines for long ingests (a terminal is watching)
-    kind_options: Mapping[str, Any] = field(default_factory=dict)
-
-    def option(self, name: str, default: Any = None) -> Any:
-        return self.kind_options.get(name, default)
 
 
 @dataclass(frozen=True)
@@ -197,8 +76,6 @@ class ProfileKind:
 
     def report(self) -> Report:
         """The kind's report parts (empty ones where the kind has no report module)."""
-        from advisor.kinds.contract import Report
-
         return _part(self, "report") or Report(self.name, self.package)
 
     def hardware_names(self) -> tuple[str, ...]:
@@ -220,29 +97,24 @@ class ProfileKind:
 
     def data(self, name: str) -> dict[str, Any]:
         """One of the kind's data files (`hardware.yaml`, …); empty when the kind has none. A file shared
-        modules read is checked against its shape the first time (kinds.check.check_file)."""
+        modules read is checked against its shape the first time (kinds.data_schema.check_file)."""
         return _checked(self, name)
 
 
 @cache
 def _part(kind: ProfileKind, name: str) -> Any:
-    from advisor.core.errors import AdvisorError
-    from advisor.kinds.contract import adapters_of, events_of, report_of
-
     module = kind.module(name)
     if module is None:
         if name == "adapters":
             raise AdvisorError(f"profile kind '{kind.name}' ({kind.package})", "has no adapters module")
         return None
-    return {"adapters": adapters_of, "events": events_of, "report": report_of}[name](kind, module)
+    return {"adapters": adapters_of, "events": events_of, "report": report_of}[name](kind.name, module)
 
 
 @cache
 def _checked(kind: ProfileKind, name: str) -> dict[str, Any]:
-    from advisor.kinds.check import check_file
-
     data = _data(kind.folder / name)
-    check_file(kind, name, data)
+    check_file(kind.name, kind.folder, name, data)
     return data
 
 

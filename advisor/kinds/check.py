@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from advisor.core.errors import AdvisorError
 from advisor.core.resources import shipped_dir
@@ -15,41 +15,19 @@ from advisor.core.saved_checks import unit_fields
 from advisor.core.schema_errors import field_step as step
 from advisor.core.trace import TEXT
 from advisor.core.yamlsafe import load_yaml_file
-from advisor.kinds.data_schema import merged, problem, shared_shapes
+from advisor.kinds.base import ProfileKind
+from advisor.kinds.data_schema import kind_shapes
+from advisor.kinds.option_specs import kind_option_specs
 
 if TYPE_CHECKING:
     from advisor.core.model import Analysis
-    from advisor.kinds.base import ProfileKind
-
-OWN_SCHEMA = "schema.yaml"  # a kind's own keys, in the shapes of kind-data.schema.yaml
-
-
-@cache
-def kind_shapes(kind: ProfileKind) -> dict[str, Any]:
-    """The shapes of the kind's data files: the shared ones with the kind's own keys (data/schema.yaml) added."""
-    own_path = kind.folder / OWN_SCHEMA
-    if not own_path.is_file():
-        return shared_shapes()
-    own = load_yaml_file(own_path)
-    try:
-        return merged(shared_shapes(), own if isinstance(own, dict) else {})
-    except ValueError as exc:
-        raise AdvisorError(f"profile kind '{kind.name}' ({own_path})", str(exc)) from None
-
-
-def check_file(kind: ProfileKind, name: str, data: Any) -> None:
-    """One data file against its shape (ProfileKind.data runs it the first time a file is read, so a file is
-    parsed once and only when a stage needs it); the error names the kind, the file and the key."""
-    shape = kind_shapes(kind).get(name)
-    found = problem(data, shape) if shape is not None else None
-    if found:
-        raise AdvisorError(f"profile kind '{kind.name}' ({kind.folder / name})", found)
-
 
 def check_data(kind: ProfileKind, names: Iterable[str] | None = None) -> None:
-    """The kind's data files (`names`, or every shaped one) fit their shapes."""
-    for name in kind_shapes(kind) if names is None else names:
+    """The kind's data files (`names`, or every shaped one and its command-line options) fit their shapes."""
+    for name in kind_shapes(kind.name, kind.folder) if names is None else names:
         kind.data(name)
+    if names is None:
+        kind_option_specs(kind)
 
 
 def check(kind: ProfileKind) -> None:

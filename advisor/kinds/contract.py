@@ -16,12 +16,12 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from advisor.core.errors import AdvisorError, suggest
+from advisor.core.trace import TraceSummary
+from advisor.kinds.options import LoadOptions
 
 if TYPE_CHECKING:
     from advisor.core.events import EventTrace
     from advisor.core.model import Analysis, Hardware, Profile
-    from advisor.core.trace import TraceSummary
-    from advisor.kinds.base import LoadOptions, ProfileKind
 
 # Where a kind's own sections go in the report, in the report's order.
 PLACES = ("utilisation", "memory", "roofline", "trace")
@@ -31,11 +31,17 @@ Members = list[tuple[str, Path]] | None
 
 
 class KindAdapters(Protocol):
-    """`adapters`: detect(path, head) is cheap (the first bytes, or a folder's names); members(folder, limit)
-    names a folder's per-rank files when they are profiled separately (optional: None)."""
+    """`adapters`: detect(path, head) is cheap (the first bytes, or a folder's names); load(path, options) reads
+    the input into profiles."""
 
     def detect(self, path: Path, head: bytes) -> bool: ...
     def load(self, path: Path, options: LoadOptions) -> list[Profile]: ...
+
+
+class KindMembers(Protocol):
+    """Adapters that profile a folder's files separately (per-rank captures) also name them: members(folder,
+    limit) (optional: a kind without it reads a folder as one input, or not at all)."""
+
     def members(self, folder: Path, limit: int) -> Members: ...
 
 
@@ -49,16 +55,18 @@ class KindEvents(Protocol):
 
 
 class KindReport(Protocol):
-    """`report` (each function optional): sections by place (the module declares `PLACES`, the places it
-    fills), TL;DR lines (priority, text), setup and hardware rows (item, value). Sections are the report
-    layer's `Section`s, which this layer does not import."""
+    """`report` with sections: the places it fills (`PLACES`) and the sections by place. Sections are the
+    report layer's `Section`s, which this layer does not import. Its other parts are optional, each typed
+    below (a Protocol member cannot be optional): a kind's check assigns the ones its module has."""
 
-    places: tuple[str, ...]
+    @property
+    def PLACES(self) -> tuple[str, ...]: ...  # the module constant
 
     def sections(self, analysis: Analysis) -> Mapping[str, Sequence[Any]]: ...
-    def tldr(self, analysis: Analysis) -> list[tuple[int, str]]: ...
-    def setup_rows(self, analysis: Analysis) -> list[tuple[str, str]]: ...
-    def hardware_rows(self, analysis: Analysis) -> list[tuple[str, str]]: ...
+
+
+ReportTldr = Callable[["Analysis"], list[tuple[int, str]]]  # `tldr`: candidate TL;DR lines (priority, text)
+ReportRows = Callable[["Analysis"], list[tuple[str, str]]]  # `setup_rows`, `hardware_rows`: (item, value)
 
 
 def where(module: ModuleType) -> str:
@@ -81,6 +89,8 @@ class Adapters:
 @dataclass(frozen=True)
 class Events:
     summarize: Callable[[EventTrace, float | None], tuple[TraceSummary, dict[str, float | None]]]
+    kind: str = ""  # for the error on a summary of the wrong shape: the kind and its module's file
+    file: str = ""
 
 
 @dataclass(frozen=True)
@@ -117,59 +127,67 @@ class Report:
         return list(self._call("hardware_rows", analysis, []))
 
 
-def adapters_of(kind: ProfileKind, module: ModuleType) -> Adapters:
+def adapters_of(kind: str, module: ModuleType) -> Adapters:
     _require(kind, module, {"detect": 2, "load": 2})
     _require(kind, module, {"members": 2}, optional=True)
     return Adapters(module.detect, module.load, getattr(module, "members", None))
 
 
-def events_of(kind: ProfileKind, module: ModuleType) -> Events:
+def events_of(kind: str, module: ModuleType) -> Events:
     _require(kind, module, {"summarize": 2})
-    return Events(module.summarize)
+    return Events(module.summarize, kind, where(module))
 
 
-def report_of(kind: ProfileKind, module: ModuleType) -> Report:
+def report_of(kind: str, module: ModuleType) -> Report:
     """The report parts, with the module's declared places checked against the report's."""
     file = where(module)
     own = [name for name, value in vars(module).items()
            if inspect.isfunction(value) and value.__module__ == module.__name__ and not name.startswith("_")]
     near = [name for name in own if name not in REPORT_PARTS and difflib.get_close_matches(name, REPORT_PARTS, 1, 0.8)]
     if near:  # `setup_row` for setup_rows: the rows would silently be left out
-        raise AdvisorError(f"profile kind '{kind.name}' ({file})",
+        raise AdvisorError(f"profile kind '{kind}' ({file})",
                            f"function '{near[0]}' is not a report part{suggest(near[0], REPORT_PARTS)}")
     places = tuple(getattr(module, "PLACES", ()))
     if hasattr(module, "sections") and not places:
-        raise AdvisorError(f"profile kind '{kind.name}' ({file})",
+        raise AdvisorError(f"profile kind '{kind}' ({file})",
                            f"has sections() but no PLACES saying where they go (any of {', '.join(PLACES)})")
     for place in places:
         if place not in PLACES:
-            raise AdvisorError(f"profile kind '{kind.name}' ({file})",
+            raise AdvisorError(f"profile kind '{kind}' ({file})",
                                f"PLACES names '{place}', not a place of the report ({', '.join(PLACES)})"
                                f"{suggest(place, PLACES)}")
     _require(kind, module, dict.fromkeys(REPORT_PARTS, 1), optional=True)
-    return Report(kind.name, file, places, module)
+    return Report(kind, file, places, module)
 
 
-def _require(kind: ProfileKind, module: ModuleType, functions: Mapping[str, int], optional: bool = False) -> None:
+def _require(kind: str, module: ModuleType, functions: Mapping[str, int], optional: bool = False) -> None:
     """Each function present (unless optional) and callable with its number of positional arguments."""
     for name, arguments in functions.items():
         function = getattr(module, name, None)
         if function is None and optional:
             continue
         if not callable(function):
-            raise AdvisorError(f"profile kind '{kind.name}' ({where(module)})", f"has no function {name}()")
+            raise AdvisorError(f"profile kind '{kind}' ({where(module)})", f"has no function {name}()")
         try:
             inspect.signature(function).bind(*range(arguments))
         except TypeError:
-            raise AdvisorError(f"profile kind '{kind.name}' ({where(module)})",
+            raise AdvisorError(f"profile kind '{kind}' ({where(module)})",
                                f"{name}() cannot be called with {arguments} argument(s), as the contract "
                                f"calls it") from None
 
 
-def summarize_events(events: KindEvents, trace: EventTrace, total_time: float | None,
+def summarize_events(events: Events, trace: EventTrace, total_time: float | None,
                      hardware: Hardware | None) -> tuple[TraceSummary, dict[str, float | None]]:
     """The kind's trace summary, given the device's figures where its summarize declares `hardware` (an
-    out-of-tree kind written before the keyword existed keeps working)."""
+    out-of-tree kind written before the keyword existed keeps working). A result of another shape than
+    (TraceSummary, {name: number or None}) is an error naming the kind, not an internal error later."""
     if "hardware" in inspect.signature(events.summarize).parameters:
-        return events.summarize(trace, total_time, hardware=hardware)  # type: ignore[call-arg]
-    return events.summarize(trace, total_time)
+        found: Any = events.summarize(trace, total_time, hardware=hardware)  # type: ignore[call-arg]
+    else:
+        found = events.summarize(trace, total_time)
+    if not (isinstance(found, tuple) and len(found) == 2 and isinstance(found[0], TraceSummary)
+            and isinstance(found[1], dict) and all(isinstance(k, str) for k in found[1])):
+        got = f"a tuple of {len(found)}" if isinstance(found, tuple) else type(found).__name__
+        raise AdvisorError(f"profile kind '{events.kind}' ({events.file})",
+                           f"summarize() returned {got}; the contract expects (TraceSummary, {{metric: value}})")
+    return found[0], found[1]

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from advisor.core.errors import suggest
+from advisor.core.errors import AdvisorError, suggest
 from advisor.core.numbers import as_number
 from advisor.core.yamlsafe import load_yaml_file
 
@@ -38,6 +38,32 @@ def merged(shared: Mapping[str, Any], own: Mapping[str, Any]) -> dict[str, Any]:
                 raise ValueError(f"{name}: key '{key}' is shared; a kind's schema.yaml may only add keys")
             base["keys"] = {**base["keys"], key: sub}
     return out
+
+
+OWN_SCHEMA = "schema.yaml"  # a kind's own keys, in the shapes of kind-data.schema.yaml
+
+
+@cache
+def kind_shapes(kind: str, folder: Path) -> dict[str, Any]:
+    """The shapes of the data files of kind `kind` (in `folder`): the shared ones with the kind's own keys
+    (data/schema.yaml) added."""
+    own_path = folder / OWN_SCHEMA
+    if not own_path.is_file():
+        return shared_shapes()
+    own = load_yaml_file(own_path)
+    try:
+        return merged(shared_shapes(), own if isinstance(own, dict) else {})
+    except ValueError as exc:
+        raise AdvisorError(f"profile kind '{kind}' ({own_path})", str(exc)) from None
+
+
+def check_file(kind: str, folder: Path, name: str, data: Any) -> None:
+    """One data file against its shape (ProfileKind.data runs it the first time a file is read, so a file is
+    parsed once and only when a stage needs it); the error names the kind, the file and the key."""
+    shape = kind_shapes(kind, folder).get(name)
+    found = problem(data, shape) if shape is not None else None
+    if found:
+        raise AdvisorError(f"profile kind '{kind}' ({folder / name})", found)
 
 
 def problem(value: Any, shape: Any, where: str = "") -> str | None:

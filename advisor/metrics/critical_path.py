@@ -18,9 +18,15 @@ from advisor.core.events import first_rows
 class PathTable(Protocol):
     """What the critical path reads from a table of events."""
 
-    start: Any  # ascending (row order is start order)
-    track: Any  # int codes: events on one track run one after another
-    ident: Any  # int ids flows refer to, one per row; None when the table has none
+    # read-only properties: a frozen dataclass's fields (an RBLN slice table) satisfy them
+    @property
+    def start(self) -> Any: ...  # ascending (row order is start order)
+
+    @property
+    def track(self) -> Any: ...  # int codes: events on one track run one after another
+
+    @property
+    def ident(self) -> Any: ...  # int ids flows refer to, one per row; None when the table has none
 
     def __len__(self) -> int: ...
 
@@ -52,12 +58,12 @@ def flow_rows(s: PathTable, flows: Any) -> tuple[Any, Any]:
         row_of = first_rows(ids, int(ids.max()) + 1)  # each id's first row; len(ids) where there is none
         row_of[row_of == len(ids)] = -1
 
-        def rows_of(values: Any) -> Any:
+        def by_table(values: Any) -> Any:
             values = np.asarray(values, dtype=np.int64)
             known = (values >= 0) & (values < len(row_of))
             return np.where(known, row_of[np.where(known, values, 0)], -1).astype(np.int32)
 
-        return rows_of(flows[0]), rows_of(flows[1])
+        return by_table(flows[0]), by_table(flows[1])
     by_id = np.argsort(ids, kind="stable").astype(np.int32)  # rows (int32 like the table's codes)
 
     def rows_of(values: Any) -> Any:
@@ -118,7 +124,7 @@ def critical_path(s: PathTable, nodes: Any, flows: Any) -> CriticalPath | None:
         win[~win] = ends[~win] >= s.end(held[~win])
         best[succ[win]] = pred[win]
     del pred, succ
-    links = memoryview(best)  # item access gives Python ints, without a list of every row
+    links = best.data  # a memoryview: item access gives Python ints, without a list of every row
     v = int(rows[np.argmax(s.end(rows))])
     path = np.empty(len(rows), dtype=np.int64)  # each node at most once: a predecessor is an earlier row
     k = 0

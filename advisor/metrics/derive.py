@@ -17,7 +17,7 @@ from advisor.packs.model import MetricDef, RuleSet
 
 
 def hardware_env(hardware: Hardware | None) -> dict[str, float | None]:
-    return hardware.env() if hardware else {}
+    return {**hardware.env()} if hardware else {}
 
 
 def _reported(profile: Profile, ruleset: RuleSet, definitions: Mapping[str, MetricDef]) -> dict[str, Metric]:

@@ -22,9 +22,15 @@ BATCH = 1 << 19  # rows merged at a time by `union` and `one_group_segments` (se
 class EndOrdered(Protocol):
     """What the grouped functions read from a table of intervals."""
 
-    start: Any  # float64, ascending (row order is start order)
-    end_rank: Any  # int32: each row's rank by end (ends[end_rank] == start + duration)
-    ends: Any  # the rows' ends, ascending
+    # read-only properties: a frozen dataclass's fields (Ordered, a kind's table) satisfy them
+    @property
+    def start(self) -> Any: ...  # float64, ascending (row order is start order)
+
+    @property
+    def end_rank(self) -> Any: ...  # int32: each row's rank by end (ends[end_rank] == start + duration)
+
+    @property
+    def ends(self) -> Any: ...  # the rows' ends, ascending
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,6 @@ def _build(kind: ProfileKind, name: str, chosen_by: str) -> Hardware:
                     notes=tuple(spec.get("notes", ())))
 
 
-MATCHES = ("prefix", "equals")  # how a profile field is matched against a target's `matches:`
-
-
 def _field_text(fields: Mapping[str, object], name: str) -> str:
     """A profile field as text; a number in its shortest form (8.6, and 8.0 as "8")."""
     value = fields.get(name)
@@ -46,12 +43,11 @@ def _field_text(fields: Mapping[str, object], name: str) -> str:
 
 def for_profile(kind: ProfileKind, fields: Mapping[str, object]) -> Hardware | None:
     """The target the profile's own field names (a text or numeric field): the longest matching prefix
-    (trn1n. before trn1.), or an exact (case-insensitive) value, as the table's `match:` says."""
+    (trn1n. before trn1.), or an exact (case-insensitive) value, as the table's `match:` says (its shape, `how`
+    one of prefix and equals, is checked when the table is read: advisor/data/kind-data.schema.yaml)."""
     data = table(kind)
     match = data.get("match") or {}
     how = match.get("how", "prefix")
-    if how not in MATCHES:
-        raise AdvisorError(str(kind.folder / "hardware.yaml"), f"match.how '{how}' must be one of {', '.join(MATCHES)}")
     shown = _field_text(fields, match.get("field", ""))
     value = shown.lower()
     if not value:

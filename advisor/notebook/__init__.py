@@ -12,6 +12,7 @@ from advisor.comparing.diff import DEFAULT_NOISE
 from advisor.core import serialize
 from advisor.core.errors import AdvisorError
 from advisor.engine.evaluate import Selection
+from advisor.inputs.limits import saved_analysis_limit
 from advisor.kinds import LoadOptions
 from advisor.notebook.results import ComparisonResult, FleetResult, HistoryResult, Result
 
@@ -51,7 +52,7 @@ def load(path: str | Path) -> Result:
     'tensor-reload'
 
     Anything else is refused (`analyze` reads profiles)."""
-    saved = serialize.read_if_analysis(Path(path))
+    saved = serialize.read_if_analysis(Path(path), *saved_analysis_limit())
     if saved is None:
         raise AdvisorError(str(path), "not a saved analysis JSON (advisor.analyze reads a profile)")
     return Result(api.load_analysis(Path(path)), (Path(path),))

@@ -20,6 +20,7 @@ from advisor import kinds
 from advisor.core.errors import suggest
 from advisor.core.units import Units
 from advisor.kinds.conventions import conventions, units_of
+from advisor.packs.checker import Checker
 from advisor.packs.model import InputDef, Pack, PackError, RuleDef, RuleSet, applies, catalogue
 from advisor.packs.names import Declaration, metric_cycles, shadowing
 from advisor.packs.read import RawFile, builtin_pack_paths, read_packs
@@ -27,7 +28,6 @@ from advisor.packs.terms import term_def
 from advisor.packs.validate import (
     NAME,
     PACK_KEYS,
-    Checker,
     Declared,
     RuleKey,
     bound_def,

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from advisor.core.graphs import strong_components
 from advisor.packs.model import MetricDef
 
 CYCLE_HINT = "a metric may derive one that derives it only when both are inputs a profile reports"
@@ -83,7 +84,7 @@ def metric_cycles(metrics: Sequence[MetricDef], inputs: Collection[str]) -> list
     graph = {name: [n for n in dict.fromkeys(m.expr.names) if n in by_name] for name, m in by_name.items()}
     order = {name: i for i, name in enumerate(by_name)}
     problems = []
-    for group in _strong_components(graph):
+    for group in strong_components(graph):
         cyclic = len(group) > 1 or group[0] in graph[group[0]]
         if not cyclic or (len(group) > 1 and all(name in inputs for name in group)):
             continue
@@ -113,49 +114,8 @@ def _path(graph: Mapping[str, list[str]], source: str, target: str, members: set
                 parent[nxt] = node
                 queue.append(nxt)
     path: list[str] = []
-    node: str | None = target
-    while node is not None:
-        path.append(node)
-        node = parent[node]
+    step: str | None = target
+    while step is not None:
+        path.append(step)
+        step = parent[step]
     return path[::-1]
-
-
-def _strong_components(graph: Mapping[str, list[str]]) -> list[list[str]]:
-    """Tarjan's strongly connected components, iteratively (a pack may hold a long chain of metrics)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[list[str]] = []
-    for root in graph:
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = len(index)
-                stack.append(node)
-                on_stack.add(node)
-            successors = graph[node]
-            if i < len(successors):
-                work.append((node, i + 1))
-                nxt = successors[i]
-                if nxt not in index:
-                    work.append((nxt, 0))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    group.append(member)
-                    if member == node:
-                        break
-                groups.append(group[::-1])
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-    return groups

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.packs.checker import Checker
 from advisor.packs.model import TermDef
-from advisor.packs.validate import IDENT, Checker, Declared
+from advisor.packs.validate import IDENT, Declared
 
 _TERM_KEYS = ("name", "from", "values", "description")
 MAX_TERM_TEXT = 300  # characters: a phrase of advice, not a paragraph

@@ -7,24 +7,22 @@ Problems are collected rather than raised at the first, so `rules validate` list
 
 from __future__ import annotations
 
-import ast
-import itertools
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.core.errors import suggest
-from advisor.core.expr import ExprError, Expression, compile_expression, fraction_mistakes
+from advisor.core.expr import Expression, fraction_mistakes
 from advisor.core.model import SEVERITIES
 from advisor.core.numbers import as_number
 from advisor.core.units import Units
+from advisor.packs.checker import Checker
 from advisor.packs.message import check_template, text_placeholders
 from advisor.packs.model import BoundDef, Example, InputDef, MetricDef, RuleDef, split_kind
+from advisor.packs.thresholds import param_problem, param_units
 
 EXPECTS = ("fire", "pass", "not_applicable", "skip")
 SPEEDUP_SCOPES = ("global", "local")
-_SAME_UNIT = (ast.Add, ast.Sub, ast.Div)  # operands of these share a unit (a ratio of two sizes, a size less one)
 
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # pack and rule names, aliases: kebab-case
 ID = re.compile(r"^[A-Za-z][A-Za-z0-9_]{1,31}$")
@@ -65,47 +63,6 @@ class Declared:
         """A reference as a bare name of this kind: `ref`, or `KIND/ref` for this kind; None for another's."""
         kind, bare = split_kind(ref)
         return bare if kind is None or kind == self.kind else None
-
-
-class Checker:
-    """Collects problems instead of stopping at the first."""
-
-    def __init__(self) -> None:
-        self.problems: list[str] = []
-
-    def add(self, where: str, problem: str) -> None:
-        self.problems.append(f"{where}: {problem}")
-
-    def keys(self, where: str, obj: dict[str, Any], allowed: Sequence[str], required: Sequence[str]) -> None:
-        for key in obj:
-            if not isinstance(key, str) or key not in allowed:
-                self.add(where, f"unknown key '{key}'{suggest(str(key), allowed)}")
-        for key in required:
-            if key not in obj or obj[key] in (None, ""):
-                self.add(where, f"'{key}' is required")
-
-    def text(self, where: str, obj: dict[str, Any], key: str) -> str:
-        value = obj.get(key, "")
-        if value is None:
-            return ""
-        if not isinstance(value, str):
-            self.add(where, f"'{key}' must be text")
-            return ""
-        return value.strip()
-
-    def expression(self, where: str, what: str, text: Any, known: set[str]) -> Expression | None:
-        try:
-            return compile_expression(text, known)
-        except ExprError as exc:
-            self.add(where, f"{what}: {exc.pointed()}")
-            return None
-
-    def text_list(self, where: str, item: dict[str, Any], key: str, what: str) -> list[str] | None:
-        value = item.get(key) or []
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            self.add(where, f"'{key}' must be a list of {what}")
-            return None
-        return value
 
 
 def _number_map(check: Checker, where: str, what: str, raw: Any) -> dict[str, float]:
@@ -221,31 +178,6 @@ def _budget(check: Checker, where: str, item: dict[str, Any], declared: Declared
     return tuple(dict.fromkeys(capped_by)), claims, catch_all
 
 
-def param_problem(name: str, value: float, unit: str) -> str | None:
-    """A threshold that cannot mean what its author wanted: negative, or a percent given for a
-    fraction (70 for 0.70)."""
-    if value < 0:
-        return f"{name} = {value:g} is negative; thresholds here are sizes, times, ratios or fractions"
-    if unit == "fraction" and value > 1:
-        return f"{name} = {value:g} but it is a fraction (0..1); did you mean {value / 100:g}?"
-    return None
-
-
-def param_units(when: Expression, params: dict[str, float], units: dict[str, str],
-                estimate: Expression | None = None) -> dict[str, str]:
-    """A param compared with a metric, or added to, subtracted from or divided by one in the estimate, takes that
-    metric's unit (`x < max_fraction` -> fraction, `x / min_average_bytes` -> bytes): 25 %, not 0.25 or 32768."""
-    found: dict[str, str] = {}
-    for node in (n for e in (when, estimate) if e for n in ast.walk(ast.parse(e.text, mode="eval"))):
-        pairs = (list(itertools.pairwise([node.left, *node.comparators])) if isinstance(node, ast.Compare) else
-                 [(node.left, node.right)] if isinstance(node, ast.BinOp) and isinstance(node.op, _SAME_UNIT) else [])
-        for param, other in (pair for a, b in pairs for pair in ((a, b), (b, a))):
-            unit = units.get(other.id) if isinstance(other, ast.Name) else None
-            if isinstance(param, ast.Name) and param.id in params and unit:
-                found.setdefault(param.id, unit)
-    return found
-
-
 def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declared: Declared,
              kinds: tuple[str, ...] = ()) -> RuleDef | None:
     """One rule of a pack for `kinds` (empty: every kind); its references are resolved in `declared.kind`."""
@@ -255,24 +187,13 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         check.add(where, f"rule name {name!r} must be kebab-case (e.g. weight-reload)")
         return None
     defined_at, where = where, f"{where}: rule {rid} ({name})"
-    if not ID.match(rid):
-        check.add(where, f"id {rid!r} must be a letter then letters or digits (e.g. NRN006)")
-    severity = item.get("severity")
-    if severity not in SEVERITIES:
-        check.add(where, f"severity {severity!r} must be one of {', '.join(SEVERITIES)}")
+    severity = _id_and_severity(check, where, rid, item)
     aliases = _aliases(check, where, item)
     requires = _rule_refs(check, where, item, "requires", declared, kinds)
     explains = _rule_refs(check, where, item, "explains", declared, kinds)
     global_with = _rule_refs(check, where, item, "global_with", declared, kinds)
-    scope = item.get("speedup_scope", "global")
-    if scope not in SPEEDUP_SCOPES:
-        check.add(where, f"speedup_scope {scope!r} must be one of {', '.join(SPEEDUP_SCOPES)}")
-    if global_with and scope != "local":
-        check.add(where, "global_with turns a local estimate global: it needs speedup_scope: local")
-    params = _number_map(check, where, "params", item.get("params"))
-    clash = sorted(set(params) & declared.names)
-    if clash:
-        check.add(where, f"param '{clash[0]}' has the name of a metric")
+    scope = _speedup_scope(check, where, item, global_with)
+    params = _params(check, where, item, declared)
     names = declared.names | set(params)
     when = check.expression(where, "when", item.get("when"), names)
     speedup = None
@@ -284,18 +205,70 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
     if "caps_only" in item and (not isinstance(item["caps_only"], bool) or (caps_only and speedup is None)):
         check.add(where, "caps_only must be true or false, and true only with an estimated_speedup to cap by")
     message = check.text(where, item, "message")
-    worded = names | declared.terms  # a term may be named in the texts, not in an expression
-    template = check_template(message, worded, declared.terms)  # as the engine's bounded formatter reads it
+    placeholders = _texts(check, where, item, message, names | declared.terms, declared.terms)
+    references = check.text_list(where, item, "references", "text") or []
+    examples = _examples(check, where, item.get("examples"), params, declared.names)
+    if when is None:
+        return None
+    units = _checked_units(check, where, when, params, declared, speedup)
+    return RuleDef(
+        id=rid, name=name, title=check.text(where, item, "title"), category=str(item.get("category") or "general"),
+        severity=str(severity), requires=requires, explains=explains, params=params, when=when, message=message,
+        placeholders=placeholders, root_cause=check.text(where, item, "root_cause"),
+        recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
+        references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
+        aliases=aliases, speedup_scope=str(scope), global_with=global_with, capped_by=capped_by, claims=claims,
+        catch_all=catch_all, caps_only=caps_only, kinds=kinds,
+    )
+
+
+def _id_and_severity(check: Checker, where: str, rid: str, item: dict[str, Any]) -> Any:
+    """The rule's severity, as given; a malformed id or an unknown severity is a problem."""
+    if not ID.match(rid):
+        check.add(where, f"id {rid!r} must be a letter then letters or digits (e.g. NRN006)")
+    severity = item.get("severity")
+    if severity not in SEVERITIES:
+        check.add(where, f"severity {severity!r} must be one of {', '.join(SEVERITIES)}")
+    return severity
+
+
+def _speedup_scope(check: Checker, where: str, item: dict[str, Any], global_with: tuple[str, ...]) -> Any:
+    """Whether the rule's estimate is a share of the whole run (global) or of its own part (local)."""
+    scope = item.get("speedup_scope", "global")
+    if scope not in SPEEDUP_SCOPES:
+        check.add(where, f"speedup_scope {scope!r} must be one of {', '.join(SPEEDUP_SCOPES)}")
+    if global_with and scope != "local":
+        check.add(where, "global_with turns a local estimate global: it needs speedup_scope: local")
+    return scope
+
+
+def _params(check: Checker, where: str, item: dict[str, Any], declared: Declared) -> dict[str, float]:
+    """The rule's thresholds; one named like a metric is a problem (the names would clash in `when`)."""
+    params = _number_map(check, where, "params", item.get("params"))
+    clash = sorted(set(params) & declared.names)
+    if clash:
+        check.add(where, f"param '{clash[0]}' has the name of a metric")
+    return params
+
+
+def _texts(check: Checker, where: str, item: dict[str, Any], message: str, worded: set[str],
+           terms: set[str]) -> tuple[tuple[str, str], ...]:
+    """The message's placeholders, as the engine's bounded formatter reads them; the message, root cause and
+    recommendation may name metrics, params and terms (a term may be named in the texts, never in a `when`)."""
+    template = check_template(message, worded, terms)
     for problem in template.problems:
         check.add(where, f"message: {problem}")
     for text_field in ("root_cause", "recommendation"):  # formatted like the message when they name values
         for placeholder in text_placeholders(check.text(where, item, text_field)) or ():
             if placeholder not in worded:
                 check.add(where, f"{text_field}: unknown name {{{placeholder}}}{suggest(placeholder, worded)}")
-    references = check.text_list(where, item, "references", "text") or []
-    examples = _examples(check, where, item.get("examples"), params, declared.names)
-    if when is None:
-        return None
+    return tuple(template.placeholders)
+
+
+def _checked_units(check: Checker, where: str, when: Expression, params: dict[str, float], declared: Declared,
+                   speedup: Expression | None) -> dict[str, str]:
+    """The units the params take from the metrics they are compared with; a fraction compared with a percent,
+    or a threshold that cannot mean what was meant, is a problem."""
     for mistake in fraction_mistakes(when, declared.units):
         check.add(where, f"when: {mistake}")
     units = param_units(when, params, declared.units, speedup)
@@ -303,15 +276,7 @@ def rule_def(check: Checker, where: str, item: dict[str, Any], pack: str, declar
         problem = param_problem(param, value, units.get(param, ""))
         if problem:
             check.add(where, f"params: {problem}")
-    return RuleDef(
-        id=rid, name=name, title=check.text(where, item, "title"), category=str(item.get("category") or "general"),
-        severity=str(severity), requires=requires, explains=explains, params=params, when=when, message=message,
-        placeholders=tuple(template.placeholders), root_cause=check.text(where, item, "root_cause"),
-        recommendation=check.text(where, item, "recommendation"), estimated_speedup=speedup,
-        references=tuple(references), examples=examples, pack=pack, where=defined_at, param_units=units,
-        aliases=aliases, speedup_scope=str(scope), global_with=global_with, capped_by=capped_by, claims=claims,
-        catch_all=catch_all, caps_only=caps_only, kinds=kinds,
-    )
+    return units
 
 
 def _aliases(check: Checker, where: str, item: dict[str, Any]) -> tuple[str, ...]:

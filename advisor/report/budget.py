@@ -23,7 +23,8 @@ def _formula(analysis: Analysis, bound: Bound) -> str:
     metric = analysis.metrics.get(bound.formula)
     if metric is not None and metric.formula and set(bound.inputs) == {bound.formula}:
         hw = analysis.hardware
-        values = {n: (v, hw.env_units().get(n, "")) for n, v in hw.env().items()} if hw else {}
+        values: dict[str, tuple[float | None, str]] = (
+            {n: (v, hw.env_units().get(n, "")) for n, v in hw.env().items()} if hw else {})
         values.update({n: (analysis.value(n), analysis.metrics[n].unit) for n in metric.inputs
                        if n in analysis.metrics})
         return f"{bound.formula} = {annotated(metric.formula, values)}"
@@ -40,17 +41,17 @@ def together(analysis: Analysis) -> tuple[float | None, str]:
 def time_budget_section(analysis: Analysis) -> Section | None:
     cited = {n for f in analysis.findings for n in (*f.capped_by, f.bound)}
     # a bound no finding names and that gives nothing back (another engine's lead) is only noise here
-    known = sorted((b for b in analysis.bounds if b.value is not None and (b.value > 0 or b.name in cited)),
-                   key=lambda b: (b.value, b.name))
+    known = sorted(((b, b.value) for b in analysis.bounds if b.value is not None and (b.value > 0 or b.name in cited)),
+                   key=lambda known_bound: (known_bound[1], known_bound[0].name))
     if not known:
         return None
     total = analysis.value("total_time")
     noun = subject(analysis)
     rows = []
-    for b in known:
-        floor = fmt.seconds(total * (1 - b.value)) if total else "unavailable"
+    for b, value in known:
+        floor = fmt.seconds(total * (1 - value)) if total else "unavailable"
         formula = _formula(analysis, b)
-        rows.append((f"{escape(b.title)} ({code(b.name)})", fmt.percent(b.value), floor, code(formula),
+        rows.append((f"{escape(b.title)} ({code(b.name)})", fmt.percent(value), floor, code(formula),
                      _caps(analysis, b)))
     blocks: list = [
         Paragraph(f"Every estimate in this report is a claim on a piece of the {noun}'s measured time, capped by each "

@@ -1,7 +1,8 @@
 """Analysis -> Document: the investigation report's skeleton, in the order of a hand-written
 investigation: TL;DR, setup, the kind's utilisation and memory sections, expectations, roofline, the
 kind's trace sections, findings, Amdahl, hypotheses, next steps, checks, raw data. The kind's report
-module (advisor/profilers/<kind>/report.py) contributes TL;DR figures, setup rows and its sections."""
+module (advisor/profilers/<kind>/report.py) contributes TL;DR figures, setup rows and its sections; the
+trace blocks every trace kind shares are placed where its data/report.yaml says (trace_layout.py)."""
 
 from __future__ import annotations
 
@@ -34,10 +35,11 @@ from advisor.report.investigation import (
     meaning_section,
 )
 from advisor.report.overview import overview_section, overview_words
+from advisor.report.trace_layout import with_trace_blocks
 from advisor.report.view import View
 
 
-class _InfoOrUnknown(dict):  # type: ignore[type-arg]
+class _InfoOrUnknown(dict[str, str]):
     """str.format_map over a profile's text fields; a field it lacks reads as "unknown"."""
 
     def __missing__(self, key: str) -> str:
@@ -191,8 +193,9 @@ def build_document(analysis: Analysis) -> Document:
     used = lists_used(analysis)
     full, analysis = analysis, watch(analysis) if used else analysis  # the sections note the fields they read
     view = View(analysis)
-    kind_report = get_kind(analysis.kind).report()
-    parts = kind_report.sections(analysis)
+    kind = get_kind(analysis.kind)
+    kind_report = kind.report()
+    parts = with_trace_blocks(kind_report.sections(analysis), analysis, kind.data("report.yaml").get("blocks") or {})
     lines, context = _header(analysis)
     sections = [context, _tldr(view, kind_report), overview_section(analysis), _setup(view, kind_report),
                 *parts.get("utilisation", ()), *parts.get("memory", ()), expectations_section(analysis),

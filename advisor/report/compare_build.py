@@ -8,7 +8,6 @@ from typing import Any
 from advisor.comparing.diff import STEP_WORK_WARNING, WORK_WARNING, compare_table
 from advisor.core import units as fmt
 from advisor.core.comparison import Comparison, FindingChange, MetricChange, RowChange, Series, Side
-from advisor.core.model import Analysis
 from advisor.report.document import Bullets, Chart, Document, Paragraph, Section, Table, code, escape
 
 VERDICT_MARK = {"better": "better", "worse": "**worse**", "unchanged": "unchanged", "n/a": "—"}
@@ -192,9 +191,9 @@ def _warnings(c: Comparison) -> Section | None:
     return Section("Comparability warnings", (Bullets(tuple(escape(w) for w in c.warnings)),), "warnings")
 
 
-def _analysed(a: Analysis) -> str:
+def _analysed(side: Side) -> str:
     """Which profile of an input was analysed: the file's entry, or a folder's member (its file's name)."""
-    return a.source.entry or PurePath(a.source.path.replace("\\", "/")).name
+    return side.source.entry or PurePath(side.source.path.replace("\\", "/")).name
 
 
 def _entries_section(c: Comparison) -> Section | None:

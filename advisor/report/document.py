@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 from urllib.parse import quote
 
 _MD_ALWAYS = re.compile(r"([\\`*\[\]<>|~&])")
@@ -64,14 +65,14 @@ def table_cell(text: str) -> str:
 @dataclass(frozen=True)
 class Paragraph:
     text: str
-    kind: str = "paragraph"
+    kind: Literal["paragraph"] = "paragraph"
 
 
 @dataclass(frozen=True)
 class Bullets:
     items: tuple[str, ...]
     ordered: bool = False
-    kind: str = "bullets"
+    kind: Literal["bullets"] = "bullets"
 
 
 @dataclass(frozen=True)
@@ -80,14 +81,14 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     align: tuple[str, ...] = ()  # "left" | "right" per column; default left
     caption: str = ""
-    kind: str = "table"
+    kind: Literal["table"] = "table"
 
 
 @dataclass(frozen=True)
 class CodeBlock:
     text: str
     language: str = ""
-    kind: str = "code"
+    kind: Literal["code"] = "code"
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ class Chart:
     title: str
     spec: dict = field(default_factory=dict)
     alt: str = ""
-    kind: str = "chart"
+    kind: Literal["chart"] = "chart"
 
 
 Block = Paragraph | Bullets | Table | CodeBlock | Chart

@@ -12,7 +12,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from advisor import __version__
+from advisor.core.version import __version__
 from advisor.report import charts
 from advisor.report.document import Block, Document
 from advisor.report.table_fit import fits_unbroken, plain_text

@@ -4,6 +4,7 @@ the kind's report.yaml names (`overview:`)."""
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -32,13 +33,13 @@ def overview_section(analysis: Analysis) -> Section | None:
                                align=("left", "left", "right", *("right" for _ in titles), "left"))]
     # members that differ in device, world size or step count (advisor/overview.py): said here, above their figures
     blocks += [Paragraph("**Not comparable.** " + escape(n)) for n in analysis.notes if NOT_COMPARABLE in n]
-    timed = [e for e in entries if e.total_time is not None]
+    timed = [(e, e.total_time) for e in entries if e.total_time is not None]
     if len(timed) > 1:  # one profile has no slowest to name
-        median = statistics.median(e.total_time for e in timed)
-        slowest = max(timed, key=lambda e: e.total_time or 0)
+        median = statistics.median(time for _, time in timed)
+        slowest, slowest_time = max(timed, key=lambda pair: pair[1])
         blocks.append(Paragraph(
             f"The slowest is {escape(slowest.name)}{_where(slowest, where_title)}: "
-            f"{fmt.seconds(slowest.total_time)}, {(slowest.total_time or 0) / median:.4g}× the median "
+            f"{fmt.seconds(slowest_time)}, {slowest_time / median:.4g}× the median "
             f"{fmt.seconds(median)} (skew = max ÷ median). This report analyses "
             f"{'it' if slowest.analysed else 'the profile marked above'}; `--entry` analyses another."))
     for column in (c for c in spec.get("columns", ()) if c.get("outliers")):
@@ -147,16 +148,16 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
     entries = sorted(analysis.entries, key=lambda e: -(e.total_time or 0.0))
     timed = [e for e in entries if e.total_time is not None]
     # an unknown duration is not 0 s: the run is the sum of the known ones, and says how many those are
-    run = sum(e.total_time for e in timed) if timed else None
+    run = sum(e.total_time for e in timed if e.total_time is not None) if timed else None
     top = int(spec.get("top", 5))
     item = str(spec.get("item", "profile"))  # what one entry is: "kernel"
     where_title = (spec.get("where") or {}).get("title", "Where")
     titles, units = _columns(entries, spec)
 
-    def share(e: Any) -> float | None:
+    def share(e: ProfileOverview) -> float | None:
         return (e.total_time / run) if run and e.total_time is not None else None
 
-    def ranked(rank: int, e: Any) -> tuple[str, ...]:
+    def ranked(rank: int, e: ProfileOverview) -> tuple[str, ...]:
         name, where, time, *rest = _cells(e, titles, units)
         return (str(rank), name, where, time, fmt.percent(share(e)), *rest)
 
@@ -172,8 +173,19 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
         blocks.append(Paragraph(f"The other {len(rest)} take {fmt.seconds(rest_time)} "
                                 f"({fmt.percent(rest_time / run if run and rest_time is not None else None)} of the "
                                 "run); the JSON output lists each."))
+    blocks += _amdahl(entries[:top], share, item)
+    blocks += _common_causes(entries, timed, run)
+    analysed = next((e.name for e in entries if e.analysed), "one")
+    blocks.append(Paragraph(f"This report analyses {escape(analysed)} in full (marked above); "
+                            f"`{spec.get('pick', '--entry')}` analyses another."))
+    return Section(f"{overview_words(analysis)[0]} ({len(entries)})", tuple(blocks), "entries")
+
+
+def _amdahl(top: list[ProfileOverview], share: Callable[[ProfileOverview], float | None],
+            item: str) -> list[Paragraph | Table]:
+    """What fixing each top profile's largest finding gives the whole run, and the bound if it took no time."""
     amdahl = []
-    for e in entries[:top]:
+    for e in top:
         s = share(e)
         if s is None:
             continue
@@ -185,26 +197,32 @@ def _serial_run(analysis: Analysis, spec: dict[str, Any]) -> Section:
         else:
             fix = "no global estimate"
         amdahl.append((escape(e.name), fmt.percent(s), fix, whole))
-    if amdahl:
-        blocks += [Paragraph(f"Amdahl across the {item}s: what fixing each one's largest finding (global estimate) "
-                             f"gives the whole run, and the bound if the {item} took no time at all."),
-                   Table((item.capitalize(), "Share of run", "Fixing its top finding", "Run speedup if it took 0 s"),
-                         tuple(amdahl), align=("left", "right", "left", "right"))]
+    if not amdahl:
+        return []
+    return [Paragraph(f"Amdahl across the {item}s: what fixing each one's largest finding (global estimate) "
+                      f"gives the whole run, and the bound if the {item} took no time at all."),
+            Table((item.capitalize(), "Share of run", "Fixing its top finding", "Run speedup if it took 0 s"),
+                  tuple(amdahl), align=("left", "right", "left", "right"))]
+
+
+def _common_causes(entries: list[ProfileOverview], timed: list[ProfileOverview],
+                   run: float | None) -> list[Paragraph | Bullets]:
+    """The root causes of the profiles, by the share of the run their profiles cover."""
     # root causes only: a symptom's time is its cause's, and listing it first would put it before the cause
     common = sorted({f for e in entries for f in e.root_causes},
                     key=lambda f: (-sum(e.total_time or 0.0 for e in entries if f in e.root_causes), f))
-    if common:
-        def covered(finding: str) -> float | None:
-            return sum(e.total_time for e in timed if finding in e.root_causes) / run if run else None
+    if not common:
+        return []
 
-        def share(finding: str) -> str:  # no "(unavailable of the run)": without a run time, no share
-            part = covered(finding)
-            return f" ({fmt.percent(part)} of the run)" if part is not None else ""
+    def covered(finding: str) -> float | None:
+        if not run:
+            return None
+        return sum(e.total_time for e in timed if finding in e.root_causes and e.total_time is not None) / run
 
-        items = tuple(f"{code(f)} on {sum(f in e.root_causes for e in entries)} of {len(entries)}{share(f)}"
-                      for f in common[:8])
-        blocks += [Paragraph("Root causes by the share of the run they cover:"), Bullets(items)]
-    analysed = next((e.name for e in entries if e.analysed), "one")
-    blocks.append(Paragraph(f"This report analyses {escape(analysed)} in full (marked above); "
-                            f"`{spec.get('pick', '--entry')}` analyses another."))
-    return Section(f"{overview_words(analysis)[0]} ({len(entries)})", tuple(blocks), "entries")
+    def run_share(finding: str) -> str:  # no "(unavailable of the run)": without a run time, no share
+        part = covered(finding)
+        return f" ({fmt.percent(part)} of the run)" if part is not None else ""
+
+    items = tuple(f"{code(f)} on {sum(f in e.root_causes for e in entries)} of {len(entries)}{run_share(f)}"
+                  for f in common[:8])
+    return [Paragraph("Root causes by the share of the run they cover:"), Bullets(items)]

@@ -50,8 +50,8 @@ def _render_document(doc: Document, fmt: str, output: Path | None, page_size: st
         charts = _charts(doc)
         folder = charts_folder(output)
         paths = [f"{folder}/{c.name}-{key(c.spec)}.png" for c in charts]  # named from the spec's hash
-        drawn = drawer.start([ChartJob(c.spec) for c in charts])
-        files = {path: chart() for path, chart in zip(paths, drawn, strict=True)}
+        drawing = drawer.start([ChartJob(c.spec) for c in charts])
+        files = {path: chart() for path, chart in zip(paths, drawing, strict=True)}
         links = {c.name: link_target(path) for c, path in zip(charts, paths, strict=True)}
         return Rendered(render_markdown(doc, links).encode("utf-8"), files, folder)
     from advisor.report.html import chart_job, render_html

@@ -45,20 +45,23 @@ def gaps_section(t: TraceSummary, wording: Mapping[str, Any]) -> Section | None:
     gap is, where: {warmup, inside, after}); None when the trace has none."""
     if not t.gaps:
         return None
-    where = wording.get("where")
-
-    def place(g: Gap) -> str:
-        if g.start == 0:
-            return where["warmup"]
-        after = t.last_event_end is not None and g.start >= t.last_event_end
-        return where["after"] if after else where["inside"]
-
+    where: Mapping[str, str] | None = wording.get("where")
     headers: tuple[str, ...] = ("Starts at", "Length", wording["share"])
-    rows = tuple((fmt.seconds(g.start), fmt.seconds(g.duration), share_of_span(t, g.duration)) for g in t.gaps)
+    rows: tuple[tuple[str, ...], ...] = tuple(
+        (fmt.seconds(g.start), fmt.seconds(g.duration), share_of_span(t, g.duration)) for g in t.gaps)
     if where:
-        headers, rows = ("Where", *headers), tuple((place(g), *row) for g, row in zip(t.gaps, rows, strict=True))
+        headers = ("Where", *headers)
+        rows = tuple((_place(t, g, where), *row) for g, row in zip(t.gaps, rows, strict=True))
     return Section("Idle gaps", (Paragraph(wording["intro"]), Table(
         headers, rows, align=("left", "right", "right", "right") if where else ("right", "right", "right"))), "gaps")
+
+
+def _place(t: TraceSummary, g: Gap, where: Mapping[str, str]) -> str:
+    """Where a gap is: the warm-up before the first event, inside the run, or after the last event."""
+    if g.start == 0:
+        return where["warmup"]
+    after = t.last_event_end is not None and g.start >= t.last_event_end
+    return where["after"] if after else where["inside"]
 
 
 def _size_label(low: float, high: float) -> str:

@@ -334,7 +334,7 @@ def test_an_internal_error_is_one_line(monkeypatch, cli):
 
 
 # advisor with --max-memory's floor lowered: a 1 MiB trace is streamed only under a budget below 2 MiB
-_UNDER_THE_FLOOR = [sys.executable, "-c", "import sys, advisor.kinds.base as b; b.MEMORY_MINIMUM = 1; "
+_UNDER_THE_FLOOR = [sys.executable, "-c", "import sys, advisor.inputs.limits as b; b.MEMORY_MINIMUM = 1; "
                     "from advisor.cli import main; sys.exit(main(sys.argv[1:]))"]
 
 

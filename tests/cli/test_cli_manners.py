@@ -161,7 +161,7 @@ def test_fleet_names_the_overview_after_its_run_line(tmp_path, capsys):
     assert main(["fleet", str(SAMPLES / "weight_reload"), "--store", str(tmp_path / "s"), "--workers", "1",
                  "-o", str(out)]) == 0
     assert capsys.readouterr().err.splitlines()[-2:] == [
-        "advisor: fleet: run 1: 1 profiles found; 1 analysed, 0 failed, 0 already stored, 2 other files skipped",
+        "advisor: fleet: run 1: 1 profile found; 1 analysed, 0 failed, 0 already stored, 3 other files skipped",
         f"advisor: wrote {out}: 1 profile, 0 failed, top root cause weight-reload, 0 regressions"]
     assert main(["fleet", "--store", str(tmp_path / "s"), "--format", "json", "--quiet"]) == 0
     assert capsys.readouterr().err == ""

@@ -40,7 +40,7 @@ def test_a_rerun_says_what_it_skipped(stored, capsys):
     assert main(["fleet", *INPUTS, "--store", str(stored / "store"), "--workers", "1", "-o",
                  str(stored / "rerun.md")]) == 0
     assert capsys.readouterr().err.strip().splitlines()[-2] == (  # before the closing `advisor: wrote` line
-        "advisor: fleet: run 2: 3 profiles found; 0 analysed, 0 failed, 3 already stored, 2 other files skipped")
+        "advisor: fleet: run 2: 3 profiles found; 0 analysed, 0 failed, 3 already stored, 3 other files skipped")
 
 
 @pytest.mark.parametrize(("argv", "message"), [

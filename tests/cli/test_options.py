@@ -8,20 +8,15 @@ import pytest
 from tests_support import SAMPLES
 
 from advisor.cli import build_parser
-from advisor.cli.options import (
-    KindOption,
-    add_kind_options,
-    analyze_options,
-    kind_option_specs,
-    kind_options,
-    set_params,
-)
+from advisor.cli.options import add_kind_options, analyze_options, kind_options, set_params
 from advisor.cli.settings import Settings, parse_settings, rule_param
 from advisor.core.errors import AdvisorError
 from advisor.core.numbers import parse_size
+from advisor.inputs.limits import machine_max_memory
 from advisor.kinds import LoadOptions
 from advisor.kinds import get as get_kind
-from advisor.kinds.base import ProfileKind, machine_max_memory
+from advisor.kinds.base import ProfileKind
+from advisor.kinds.option_specs import KindOption, kind_option_specs
 
 NEURON = get_kind("neuron")
 
@@ -232,7 +227,7 @@ def test_a_containers_memory_limit_bounds_the_default_budget(tmp_path):
 
 
 def test_max_memory_given_wins_over_the_machines(monkeypatch):
-    monkeypatch.setattr("advisor.kinds.base.default_max_memory", lambda: 3 * GIB)
+    monkeypatch.setattr("advisor.inputs.limits.default_max_memory", lambda: 3 * GIB)
     parser = build_parser()
     assert analyze_options(parser.parse_args(["report", "x"]), Settings()).load.max_memory == 3 * GIB
     given = parser.parse_args(["report", "x", "--max-memory", "1GiB"])

@@ -9,6 +9,7 @@ from tests_support import SAMPLES
 from advisor.api import analyze, compare_inputs, default_labels
 from advisor.comparing.diff import compare
 from advisor.core.comparison import Series
+from advisor.inputs.limits import saved_analysis_limit
 
 BEFORE = SAMPLES / "weight_reload" / "summary.json"
 AFTER = SAMPLES / "weight_reload_fixed" / "summary.json"
@@ -154,7 +155,8 @@ def test_an_analysis_saved_before_engines_were_grouped_still_loads(tmp_path):
     engines = data["trace"].pop("engines")  # the earlier layout: busy seconds per timeline row
     data["trace"]["engine_busy"] = {e["title"]: e["busy"] for e in engines}
     (tmp_path / "old.json").write_text(json.dumps(data))
-    old = read_if_analysis(tmp_path / "old.json")
+    old = read_if_analysis(tmp_path / "old.json", *saved_analysis_limit())
+    assert old is not None and old.trace is not None
     assert [(e.title, e.rows, e.engine) for e in old.trace.engines][:1] == [("Vector Engine", ("Vector Engine",), "")]
 
 
@@ -167,7 +169,9 @@ def test_a_breakdown_row_on_one_side_is_marked_with_the_side_it_is_on():
     from advisor.comparing.diff import compare
 
     before = analyze(SAMPLES / "rbln_before_after" / "before.pb")
+    assert before.trace is not None
     layers = before.trace.breakdown("layers")
+    assert layers is not None
     (gone_key, gone_values), *kept = layers.rows
     new_row = ("a_new_layer", gone_values)
     changed = replace(layers, rows=(*kept, new_row), total_rows=None)
@@ -203,3 +207,24 @@ def test_a_finding_the_other_side_could_not_evaluate_is_not_comparable_never_fix
     assert {f.status for f in compare(before, passed).findings} == {"fixed"}
     assert {f.status for f in compare(passed, before).findings} == {"new"}
     assert {f.status for f in compare(unjudged, before).findings} == {"not comparable"}
+
+
+def test_a_breakdown_compare_keeps_the_top_rows_its_kind_asks_for_largest_first():
+    """compare.yaml's `top` cuts a long table's comparison to its largest rows (review 4 §4.4 X2: ignoring `top`
+    was killed by a golden only). rbln_before_after has 58 layers a side; the comparison keeps the top 20."""
+    from advisor.kinds import get as get_kind
+
+    pair = SAMPLES / "rbln_before_after"
+    before, after = analyze(pair / "before.pb"), analyze(pair / "after.pb")
+    top = next(s["top"] for s in get_kind("rbln").data("compare.yaml")["breakdowns"] if s["name"] == "layers")
+    old, new = (b.trace.breakdown("layers") if b.trace else None for b in (before, after))
+    assert old is not None and new is not None
+    sides = (old, new)
+    assert min(len(s.rows) for s in sides) > top
+    largest: dict[str, float] = {}
+    for side in sides:
+        for key, _ in side.rows:
+            largest[key] = max(largest.get(key, 0.0), side.value(key, "time") or 0.0)
+    layers = next(b for b in compare(before, after).breakdowns if b.name == "layers")
+    assert len(layers.rows) == top
+    assert [max(r.before or 0.0, r.after or 0.0) for r in layers.rows] == sorted(largest.values(), reverse=True)[:top]

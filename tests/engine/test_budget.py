@@ -54,6 +54,28 @@ def test_a_symptom_is_never_more_severe_than_its_cause_through_a_chain():
     assert [f.severity for f in found] == ["medium", "medium", "medium"]
 
 
+def test_a_symptom_with_two_causes_is_held_to_the_most_severe_of_them():
+    """The ceiling is the most severe cause's, not the least (review 4 §4.4 E4: `max` → `min` survived, every test
+    having one cause per symptom). A critical symptom of a low and a high cause is high; a high symptom stays high."""
+    found = budget.severities_below_causes([
+        finding("minor-cause", severity="low", explains=("stall", "busy")),
+        finding("major-cause", severity="high", explains=("stall", "busy")),
+        finding("stall", severity="critical"),
+        finding("busy", severity="high")])
+    assert [f.severity for f in found] == ["low", "high", "high", "high"]
+
+
+def test_a_catch_all_is_capped_by_its_own_causes_bounds_not_by_every_fired_bound():
+    """A catch-all that specific findings explain is capped by the bounds they name; another fired rule's tighter
+    bound is about other time and caps it not (review 4 §4.4 E6, killed by a golden only)."""
+    values = {"memory": 0.5, "pipeline": 0.1}
+    found = budget.cap_catch_alls([finding("reload", 0.4, capped_by=("memory",), explains=("mfu",)),
+                                   finding("dma-wait", 0.1, capped_by=("pipeline",)),
+                                   finding("mfu", 0.8, catch_all=True)], values)
+    mfu = found[-1]
+    assert (mfu.estimated_speedup, mfu.bound) == (pytest.approx(0.5), "memory")  # not 0.1, "pipeline"
+
+
 def test_findings_that_claim_the_same_time_count_once():
     values = {"memory": 0.77, "pipeline": 0.04}
     together = budget.claimed_together([

@@ -53,12 +53,13 @@ def test_message_numbers_carry_units():
 
 
 def tiny_pack(write, rules: list[dict]) -> RuleSet:
-    """A pack of `rules` (each: name, id, severity, optionally requires and estimate) on one input x,
+    """A pack of `rules` (each: name, id, severity, optionally requires, estimate and catch_all) on one input x,
     loaded without the built-in packs; every rule fires when x > 0."""
     items = [{"id": r["id"], "name": r["name"], "title": r["name"], "category": "test", "severity": r["severity"],
               "when": "x > 0", "message": "Fired.", "recommendation": "Fix it.",
               **({"requires": r["requires"]} if "requires" in r else {}),
-              **({"estimated_speedup": r["estimate"]} if "estimate" in r else {})} for r in rules]
+              **({"estimated_speedup": r["estimate"]} if "estimate" in r else {}),
+              **({"catch_all": r["catch_all"]} if "catch_all" in r else {})} for r in rules]
     pack = {"pack": "tiny", "version": "1.0.0",
             "inputs": [{"name": "x", "unit": "fraction", "description": "The only input."}], "rules": items}
     return load_packs([write("tiny.yaml", yaml.safe_dump(pack, sort_keys=False))], builtin=False)
@@ -107,6 +108,18 @@ def test_ranking_is_estimate_then_severity_then_id(write):
         "low-tie",  # 0.3, low
         "unknown-estimate",  # no estimate: last, even though critical
     ]
+
+
+def test_a_catch_all_ranks_after_every_specific_cause_whatever_its_estimate(write):
+    """A catch-all names no mechanism: with a larger estimate and a higher severity it still ranks after the
+    specific root causes (review 4 §4.4 E7, killed by a golden only)."""
+    ruleset = tiny_pack(write, [
+        {"name": "mfu-low", "id": "T001", "severity": "critical", "estimate": "0.8", "catch_all": True},
+        {"name": "dma-wait", "id": "T002", "severity": "low", "estimate": "0.1"},
+        {"name": "weight-reload", "id": "T003", "severity": "medium", "estimate": "0.3"}])
+    found = run_tiny(ruleset).findings
+    assert all(f.root_cause for f in found)  # none explains another: only catch_all orders them
+    assert [f.name for f in found] == ["weight-reload", "dma-wait", "mfu-low"]
 
 
 def test_select_brings_required_rules_transitively(write):

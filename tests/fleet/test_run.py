@@ -26,6 +26,7 @@ from advisor.fleet.cluster import executor
 from advisor.fleet.discover import Candidate, discover, run_settings
 from advisor.fleet.run import SerialExecutor, batches, run_fleet
 from advisor.fleet.store import Store
+from advisor.inputs.limits import saved_analysis_limit
 from advisor.kinds import names as kind_names
 
 
@@ -59,7 +60,7 @@ def test_a_folder_of_every_kind_with_a_corrupt_file_and_a_duplicate(tmp_path, wo
     assert store.units()["tensor_engine_active_time_percent"] == "fraction"
     assert by_path.loc["ranks", "total_time"] == pytest.approx(0.05543, rel=1e-3)  # the slowest rank
     assert pd.isna(by_path.loc["ncu.csv", "tensor_engine_active_time_percent"])  # another kind's column
-    saved = read_if_analysis(store.analysis_path(neuron["hash"]))
+    saved = read_if_analysis(store.analysis_path(neuron["hash"]), *saved_analysis_limit())
     assert saved is not None and saved.kind == "neuron" and saved.value("total_time") == neuron["total_time"]
     stored = store.analysis_path(neuron["hash"]).read_text(encoding="utf-8")  # compact: one line
     assert stored.count("\n") == 1 and json.loads(stored) == json.loads(dumps(saved))

@@ -15,7 +15,7 @@ def test_shared_machinery_and_the_knowledge_loader_stay_below_their_users(tmp_pa
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (tmp_path / "advisor" / "inputs" / "perfetto" / "_probe.py").write_text(
         "from advisor.profilers.rbln import knowledge  # noqa\n")
-    loader = tmp_path / "advisor" / "kinds" / "rbln" / "knowledge.py"
+    loader = tmp_path / "advisor" / "profilers" / "rbln" / "knowledge.py"
     loader.write_text(loader.read_text() + "\nfrom advisor.profilers.rbln.adapters import tracks  # noqa\n")
     done = lint(tmp_path)
     assert done.returncode != 0

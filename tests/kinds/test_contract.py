@@ -152,3 +152,36 @@ def test_a_plugin_with_a_misspelt_key_is_refused_when_its_file_is_read(tmp_path,
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("advisor: error: profile kind 'toy_reg'")
     assert "subjct: unknown key; did you mean 'subject'?" in err[0]
+
+
+@pytest.mark.parametrize(("shape", "got"), [("metrics", "dict"), ("no summary", "a tuple of 2"),
+                                            ("three", "a tuple of 3")])
+def test_a_summary_of_the_wrong_shape_is_one_line_naming_the_kind(shape, got):
+    """summarize() must return (TraceSummary, {metric: value}); anything else names the kind and its module
+    (it was an internal error, "too many values to unpack", in the review's scratch kind)."""
+    from advisor.core.events import EventTrace
+    from advisor.core.trace import DMA_SIZE_EDGES, TraceSummary
+    from advisor.kinds.contract import Events, summarize_events
+
+    summary = TraceSummary(events={}, span=1.0, engines=(), busy_union=None, dma_size_edges=DMA_SIZE_EDGES,
+                           dma_size_counts=(0,) * (len(DMA_SIZE_EDGES) - 1), timeline_edges=(), timeline={},
+                           gaps=(), warnings=())
+    metrics = {"busy": 0.5}
+    returned = {"metrics": metrics, "no summary": (None, metrics), "three": (summary, metrics, 1)}[shape]
+    trace = EventTrace(tables={}, summary={}, metadata={})
+    with pytest.raises(AdvisorError) as caught:
+        summarize_events(Events(lambda t, total: returned, "scratch", "/x/scratch/events.py"), trace, 1.0, None)
+    assert caught.value.where == "profile kind 'scratch' (/x/scratch/events.py)"
+    assert caught.value.problem == (f"summarize() returned {got}; the contract expects "
+                                    "(TraceSummary, {metric: value})")
+    good = Events(lambda t, total: (summary, metrics), "scratch", "")
+    assert summarize_events(good, trace, 1.0, None) == (summary, metrics)
+
+
+def test_the_kinds_check_refuses_a_bad_options_file(tmp_path, monkeypatch):
+    """options.yaml is checked by kinds.check() as the other data files are, with the command line's own rules
+    (a flag without its help), not only when a command line is built."""
+    kind = _toy_variant(tmp_path, monkeypatch, "opts",
+                        lambda folder: (folder / "data" / "options.yaml").write_text("options:\n  - {flag: --x}\n"))
+    with pytest.raises(AdvisorError, match=r"options\[0\] \(--x\): help is required"):
+        kinds.check(kind)

@@ -120,10 +120,17 @@ def test_a_table_can_match_a_numeric_field_exactly(tmp_path):
     assert for_profile(gpu, {"compute_capability": 7.5}) is None
 
 
-def test_an_unknown_match_mode_is_refused(tmp_path):
+@pytest.mark.parametrize("how", ["regex", "equal"])
+def test_an_unknown_match_mode_is_refused_by_the_kinds_check_too(tmp_path, how):
+    """`how: equal` passed kinds.check() and was refused only at run time (review 4, §3): the table's shape is
+    checked wherever it is read, the check included."""
     from advisor.kinds.base import ProfileKind
+    from advisor.kinds.check import check_data
 
-    (tmp_path / "hardware.yaml").write_text("match: {field: device, how: regex}\nunits: {}\ntargets: {}\n")
+    (tmp_path / "hardware.yaml").write_text(f"match: {{field: device, how: {how}}}\nunits: {{}}\ntargets: {{}}\n")
     gpu = ProfileKind(name="gpu", title="GPU", formats="", package="none", folder=tmp_path)
-    with pytest.raises(AdvisorError, match=r"match\.how 'regex' must be one of prefix, equals"):
+    expected = rf"profile kind 'gpu' \(.*hardware.yaml\): match.how: '{how}' is not one of prefix, equals"
+    with pytest.raises(AdvisorError, match=expected):
         for_profile(gpu, {"device": "x"})
+    with pytest.raises(AdvisorError, match=expected):
+        check_data(gpu)

@@ -24,7 +24,7 @@ PACK = next(p for p in RULESET.packs if p.name == "rbln")
 DECLARED = {i.name for i in PACK.inputs} | {m.name for m in PACK.metrics}
 
 _spec = importlib.util.spec_from_file_location(
-    "rbln_traces", Path(__file__).resolve().parents[1] / "kinds" / "rbln" / "rbln_traces.py")
+    "rbln_traces", Path(__file__).resolve().parents[1] / "profilers" / "rbln" / "rbln_traces.py")
 rbln_traces = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(rbln_traces)
 S, make_trace = rbln_traces.S, rbln_traces.make_trace

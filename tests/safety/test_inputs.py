@@ -148,7 +148,7 @@ def test_every_sample_and_reference_file_is_within_the_default_limits():
 def test_a_file_over_the_size_limit_names_it_and_the_option(tmp_path, capsys, monkeypatch):
     """Item 2.2: an ncu export over the text size limit (an eighth of --max-memory) is one line naming the
     limit and how to raise it, before it is read."""
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     path = tmp_path / "big.csv"
     path.write_text(NCU_CSV.read_text() + "==PROF== padding\n" * 200_000)  # 3.4 MB
     line = one_line_error(capsys, path, "--max-memory", "8MiB")
@@ -160,7 +160,7 @@ def test_a_file_over_the_size_limit_names_it_and_the_option(tmp_path, capsys, mo
 def test_too_many_lines_names_the_line_count_limit(tmp_path, capsys, monkeypatch):
     """Item 2.2: a file of form feeds is as many lines as a file of newlines (str.splitlines splits on
     both); past the line-count limit it is refused before any list of lines is built."""
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     path = tmp_path / "lines.csv"
     path.write_text(NCU_CSV.read_text() + "\x0c" * 200_000)
     line = one_line_error(capsys, path, "--max-memory", "8MiB")
@@ -169,7 +169,7 @@ def test_too_many_lines_names_the_line_count_limit(tmp_path, capsys, monkeypatch
 
 def test_a_line_too_long_names_the_line_length_limit(tmp_path, capsys, monkeypatch):
     """Item 2.2: one line past the line-length limit (a 512th of --max-memory, at least 64 KiB) is refused."""
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     path = tmp_path / "summary.txt"
     path.write_text("total_time  0.5\nhbm_read_bytes  1000\nnote  " + "x" * 100_000 + "\n")
     line = one_line_error(capsys, path, "--max-memory", "8MiB")
@@ -208,7 +208,7 @@ def test_a_huge_string_in_summary_json_is_one_line(tmp_path, capsys):
 def test_a_huge_string_in_a_legacy_trace_is_one_line(tmp_path, capsys, streamed, monkeypatch):
     """Item 7: an event label past the string-length limit in a legacy JSON trace is one line, whether the
     trace is read whole or streamed (--max-memory below twice its size)."""
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     path = tmp_path / "trace.json"
     event = {"timestamp": 0, "duration": 10, "label": "x" * (MAX_STRING_CHARS + 1), "hlo_name": "h"}
     path.write_text(json.dumps({"summary": [{"total_time": 1e-3, "hbm_read_bytes": 100}], "instruction": [event],

@@ -15,8 +15,8 @@ from tests_support import SAMPLES
 from advisor.core import serialize
 from advisor.core.errors import AdvisorError
 from advisor.core.regular import read_regular
+from advisor.inputs.limits import MEMORY_MINIMUM, machine_max_memory, saved_analysis_limit
 from advisor.inputs.text import read_bytes
-from advisor.kinds.base import MEMORY_MINIMUM, machine_max_memory
 
 MP2 = SAMPLES / "mp2_energy" / "summary.json"
 GIB = 1 << 30
@@ -47,7 +47,7 @@ def test_a_saved_analysis_is_read_without_reserving_its_limit(tmp_path):
 
     path = tmp_path / "a.json"
     path.write_text(serialize.dumps(analyze(MP2)))
-    assert serialize.read_if_analysis(path, max_memory=HUGE) is not None
+    assert serialize.read_if_analysis(path, *saved_analysis_limit(HUGE)) is not None
 
 
 def test_a_file_that_grows_while_read_is_still_refused_past_the_limit(tmp_path, monkeypatch):

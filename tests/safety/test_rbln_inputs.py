@@ -161,7 +161,7 @@ def test_gzip_trace_leaves_no_temporary_file_even_when_killed(tmp_path, bomb_fil
 
 def test_plain_trace_larger_than_the_limit_is_refused(capsys, tmp_path, monkeypatch):
     """Issue 22 §2: the trace's size counts against --max-memory for plain files too."""
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     path = tmp_path / "trace.pb"
     path.write_bytes(SAMPLE.read_bytes())
     code, err = _error_line(capsys, path, "--max-memory", "100KiB")

@@ -19,6 +19,7 @@ from tests_support import FIXTURES, ROOT, SAMPLES
 from advisor.cli import main
 from advisor.core import analysis_schema, serialize, units
 from advisor.core.errors import AdvisorError
+from advisor.inputs.limits import saved_analysis_limit
 from advisor.kinds import get as get_kind
 from advisor.kinds.check import check_saved_tables
 from advisor.report.render import render
@@ -121,7 +122,7 @@ def test_compare_validates_both_sides(saved_data, tmp_path, capsys):
 
 def test_old_analyses_still_load(tmp_path):
     """§3: an analysis saved before profile kinds (schema 1) and before settings were recorded still reads."""
-    analysis = serialize.read_if_analysis(FIXTURES / "analysis_before_kinds.json")
+    analysis = serialize.read_if_analysis(FIXTURES / "analysis_before_kinds.json", *saved_analysis_limit())
     assert analysis is not None and analysis.kind == "neuron" and analysis.settings is None
     assert analysis.entries  # schema 1's overview rows converted
 
@@ -129,7 +130,7 @@ def test_old_analyses_still_load(tmp_path):
 def test_a_saved_analysis_is_bounded_by_max_memory(saved_data, tmp_path, capsys, monkeypatch):
     """§5 saved analysis size: the file is refused past 1/16 of --max-memory, with how to raise it, before
     it is read; the default (2GiB) reads up to 128 MiB."""
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     path = tmp_path / "a.json"
     path.write_text(json.dumps(saved_data))
     size = path.stat().st_size
@@ -137,7 +138,7 @@ def test_a_saved_analysis_is_bounded_by_max_memory(saved_data, tmp_path, capsys,
     limit = units.bytes_(size * 8 // 16)
     assert f"a saved analysis larger than the {limit} limit (1/16 of --max-memory); raise --max-memory to read " \
            "it" in err
-    assert serialize.analysis_size_limit() == 128 * 2**20
+    assert saved_analysis_limit()[0] == 128 * 2**20
     assert main(["report", str(path), "-o", str(tmp_path / "ok.md"), "--max-memory", str(size * 16)]) == 0
 
 
@@ -160,11 +161,11 @@ def test_a_fifo_is_not_read_as_an_analysis(tmp_path):
     signal.signal(signal.SIGALRM, lambda *_: pytest.fail("reading a FIFO blocked"))
     signal.alarm(10)
     try:
-        assert serialize.read_if_analysis(fifo) is None
+        assert serialize.read_if_analysis(fifo, *saved_analysis_limit()) is None
     finally:
         signal.alarm(0)
     (tmp_path / "d.json").mkdir()
-    assert serialize.read_if_analysis(tmp_path / "d.json") is None  # a folder named like a file: not one either
+    assert serialize.read_if_analysis(tmp_path / "d.json", *saved_analysis_limit()) is None  # a folder
 
 
 # --- property: any mutation of a real saved analysis renders, or is one AdvisorError ----------------------
@@ -244,7 +245,9 @@ def test_the_saved_analysis_renders_as_the_profile(saved_data, tmp_path, monkeyp
     relative = WEIGHT_RELOAD.relative_to(ROOT)
     saved = tmp_path / "a.json"
     assert main(["report", str(relative), "-o", str(saved)]) == 0
-    direct = render(serialize.read_if_analysis(saved), "md", None).main
+    saved_analysis = serialize.read_if_analysis(saved, *saved_analysis_limit())
+    assert saved_analysis is not None
+    direct = render(saved_analysis, "md", None).main
     from advisor.api import analyze
 
     assert direct == render(analyze(relative), "md", None).main
@@ -256,10 +259,20 @@ def test_the_saved_analysis_renders_as_the_profile(saved_data, tmp_path, monkeyp
                                                     "loads, repeat, where its kind has size, loaded_bytes, loads, "
                                                     "repeat"),
     (lambda t: t["rows"][0][1].pop(), "a row without one value per column (4)"),
+    # the table's figures (about the whole table) are its kind's too: renamed, one missing, one added
+    (lambda t: t["figures"][0].update(name="declard"),
+     "trace breakdown 'tensor_loads': figures declard, unnamed_fraction, where its kind has declared, "
+     "unnamed_fraction"),
+    (lambda t: t["figures"].pop(), "trace breakdown 'tensor_loads': figures declared, where its kind has declared, "
+                                   "unnamed_fraction"),
+    (lambda t: t["figures"].append({**t["figures"][0], "name": "extra"}),
+     "trace breakdown 'tensor_loads': figures declared, unnamed_fraction, extra, where its kind has declared, "
+     "unnamed_fraction"),
 ])
 def test_a_saved_table_that_is_not_its_kinds_is_one_error(tmp_path, capsys, edit, problem):
     """A hand-edited saved trace table (a dropped text column, a renamed column, a short row) made the Neuron
-    report crash (StopIteration) where the reader expects one line naming the file."""
+    report crash (StopIteration) where the reader expects one line naming the file. Its figures are checked the
+    same way (review 4 §4.4 C4: dropping that check survived, no case tampering with figures)."""
     saved = tmp_path / "a.json"
     assert main(["report", str(SAMPLES / "legacy_trace" / "profile.json"), "-o", str(saved), "--quiet"]) == 0
     data = json.loads(saved.read_text())
@@ -379,6 +392,20 @@ def test_an_analysis_relabelled_as_another_kind_is_refused(mp2_data, trace_data,
     that is not the kind's."""
     data = mp2_data if sample == "mp2" else trace_data
     assert _error_of(capsys, _saved(tmp_path, data, edit)).endswith(expected)
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda t: t["columns"][0].update(unit="s"), "column 'size' in 's', where its kind's is in 'bytes'"),
+    (lambda t: t["figures"][0].update(unit="bytes"), "figure 'declared' in 'bytes', where its kind's is in 'count'"),
+], ids=["column", "figure"])
+def test_a_saved_table_whose_units_are_not_its_kinds_is_one_error(trace_data, tmp_path, capsys, edit, expected):
+    """A saved table's units are its kind's as its names are: a tensor's size relabelled seconds printed the bytes
+    as seconds ("406784 s" in the tensor loads table), with no error."""
+    def tamper(d: dict) -> None:
+        edit(next(t for t in d["trace"]["breakdowns"] if t["name"] == "tensor_loads"))
+
+    err = _error_of(capsys, _saved(tmp_path, trace_data, tamper))
+    assert err.endswith(f"trace breakdown 'tensor_loads': {expected}")
 
 
 @pytest.mark.parametrize(("edit", "expected"), [

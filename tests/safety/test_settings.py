@@ -18,6 +18,7 @@ from advisor.core import serialize
 from advisor.core.errors import AdvisorError
 from advisor.engine.evaluate import Selection
 from advisor.gates import compare_gates, regression_gate
+from advisor.inputs.limits import saved_analysis_limit
 
 WEIGHT_RELOAD = SAMPLES / "weight_reload" / "summary.json"  # weight-reload requires memory-bound, which explains
 FIXED = SAMPLES / "weight_reload_fixed" / "summary.json"  # low-tensor-engine-utilization
@@ -41,7 +42,8 @@ def test_settings_are_recorded_in_the_analysis_json(tmp_path, monkeypatch):
     assert settings["set"] == {"weight-reload.min_ratio": 4.0}
     assert settings["hardware"] == "trn1"
     assert settings["config"] == str(tmp_path / "advisor.toml")
-    assert json.loads(path.read_text())["packs"] == {"neuron": serialize.read_if_analysis(path).packs["neuron"]}
+    saved = serialize.read_if_analysis(path, *saved_analysis_limit())
+    assert json.loads(path.read_text())["packs"] == {"neuron": saved.packs["neuron"]}
 
 
 def test_settings_are_shown_in_the_setup_table(tmp_path):
@@ -87,7 +89,7 @@ def test_compare_warns_about_different_settings(tmp_path, capsys):
 def test_old_analyses_have_unknown_settings(tmp_path):
     """§3: an analysis saved before settings were recorded still loads; its settings read as unknown in the
     setup table and in compare."""
-    old = serialize.read_if_analysis(FIXTURES / "analysis_before_kinds.json")
+    old = serialize.read_if_analysis(FIXTURES / "analysis_before_kinds.json", *saved_analysis_limit())
     assert old is not None and old.settings is None
     report = tmp_path / "r.md"
     assert main(["report", str(FIXTURES / "analysis_before_kinds.json"), "-o", str(report)]) == 0

@@ -67,7 +67,7 @@ def _state(p: Any, which: str | None, cleared: int, interned_data: bool, default
     if defaults_set:
         event_defaults = p.trace_packet_defaults.track_event_defaults
         defaults = event_defaults.track_uuid if event_defaults.HasField("track_uuid") else None
-    descriptor = None
+    descriptor: tuple[Any, ...] | None = None
     if which == "track_descriptor":
         d = p.track_descriptor
         name = _text(d.name or d.static_name or d.atrace_name)
@@ -190,12 +190,14 @@ def _feed(packets: Sequence[Any], rec: Records, outer_sequence: int, arguments: 
                     deferred = tuple(a.SerializeToString() for a in annotations)
             out, ends = te.flow_ids, te.terminating_flow_ids
             old_out, old_ends = te.flow_ids_old, te.terminating_flow_ids_old
-            legacy = te.legacy_event if kind == COMPLETE or (not te.type and te.HasField("legacy_event")) else None
-            duration = None
+            legacy = duration = None
             if kind == COMPLETE:
+                legacy = te.legacy_event
                 duration = legacy.duration_us * 1000
                 if not 0 <= duration < MAX_TIME:
                     raise ValueError("duration out of range")
+            elif not te.type and te.HasField("legacy_event"):
+                legacy = te.legacy_event
             # everything read: append
             if text is not None:
                 name = local(text)

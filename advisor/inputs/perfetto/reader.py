@@ -278,7 +278,7 @@ def _stream(blocks: Iterable[bytes], ranges: _Ranges) -> FramingProblem | None:
     try:
         for block in _then_end(blocks):
             final = block is None
-            if not final:
+            if block is not None:
                 window += block
                 if len(window) < RANGE_BYTES:
                     continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any
@@ -40,6 +41,8 @@ from advisor.inputs.perfetto.rows import (
     Records,
     _text,
 )
+
+_Sums = tuple[int, float | None, float | None]  # a slice id, the bytes and cycles its arguments give
 
 
 @dataclass
@@ -114,6 +117,20 @@ class Resolved:
     unknown_clocks: set[int] = field(default_factory=set)
 
 
+def _dropped(kind: int, flags: int, states: Iterator[tuple[Any, ...]], durations: Iterator[int]) -> int:
+    """A row passed over (its sequence's state is not known yet, or it names an interned name never given):
+    its state or duration is skipped; 1 when it counts as dropped, 0 for a state row's event of the same
+    packet (the packet is counted once)."""
+    if kind == STATE:
+        next(states)
+        counted = 1
+    else:
+        counted = 0 if flags & SAME_PACKET else 1
+    if kind == COMPLETE:
+        next(durations)
+    return counted
+
+
 class Resolver:
     """Phase 2: feed each range's Records in file order, then `finish()`. `arguments`: the annotations
     that carry a slice's bytes and cycles, for those phase 1 deferred (interned names or strings)."""
@@ -122,7 +139,7 @@ class Resolver:
         self.arguments = arguments
         self.out = Resolved()
         self.sequences: dict[int, _Sequence] = {}
-        self.stacks: dict[object, list[int]] = {}
+        self.stacks: dict[object, list[int]] = {}  # open BEGINs by track, each made with its track
         self.track_index: dict[object, int] = {}
         self.global_clocks: dict[int, _Clock] = {}
         self.trace_clock = TRACE_CLOCK
@@ -144,7 +161,7 @@ class Resolver:
             table = st.names
             for iid, local in interned[0]:
                 code = base + local
-                if type(table) is dict or iid < len(table):
+                if isinstance(table, dict) or iid < len(table):
                     table[iid] = code
                 elif iid == len(table):
                     table.append(code)
@@ -219,133 +236,21 @@ class Resolver:
         return ("sequence", seq)
 
     def feed(self, rec: Records) -> None:
+        """One range's Records, after those of the ranges before it: its slices, then their bytes and cycles
+        and their flows (side columns, placed by the slice each row became)."""
         import numpy as np
 
         out = self.out
         out.packets += rec.packets
         out.skipped += rec.skipped
         out.compressed += rec.compressed
-        count = rec.count
-        row_slice = array("q", [-1]) * count
-        local_base = len(out.names)
+        first_slice = len(out.start)
+        row_slice = array("q", [-1]) * rec.count  # the slice each row became; -1: none
+        local_base = len(out.names)  # the range's names follow those of the ranges before it
         out.names.extend(rec.names)
-        empty = -1  # code of the empty name, made when a slice has none
-        states = iter(rec.states)
-        durations = iter(rec.durations)
-        deferred = dict(rec.deferred) if rec.deferred else {}
-        deferred_sums: list[tuple[int, float | None, float | None]] = []
-        starts, ends, tracks, names = out.start, out.end, out.track, out.name
-        start_append, end_append, track_append, name_append = starts.append, ends.append, tracks.append, names.append
-        first_slice = len(starts)
-        stacks, track_index = self.stacks, self.track_index
-        sequence = self._sequence
-        time = self._time
-        last_seq, st = -1, None
-        unmatched = dropped = instants = 0
-        row = -1
-        for kind, seq, flags, ts, clock, track, name in zip(*[iter(rec.rows)] * WIDTH, strict=False):
-            row += 1
-            if seq != last_seq:
-                st, last_seq = sequence(seq), seq
-            if flags & NEEDS_STATE and not st.valid:
-                if kind == STATE:
-                    next(states)
-                    dropped += 1
-                elif not flags & SAME_PACKET:
-                    dropped += 1
-                if kind == COMPLETE:
-                    next(durations)
-                continue
-            if kind == END:
-                key = track if flags & HAS_TRACK else self._track(st, seq)
-                stack = stacks.get(key)
-                if stack:
-                    sid = stack.pop()
-                    ends[sid] = time(st, clock, ts) if clock else ts
-                    row_slice[row] = sid
-                else:
-                    unmatched += 1
-                continue
-            if kind == STATE:
-                self._apply(st, next(states), local_base)
-                continue
-            if kind == INSTANT:
-                instants += 1
-                continue
-            # BEGIN or COMPLETE
-            if flags & INTERNED_NAME:
-                table = st.names
-                code = table.get(name, -1) if type(table) is dict else table[name] if name < len(table) else -1
-                if code < 0:
-                    dropped += 1
-                    if kind == COMPLETE:
-                        next(durations)
-                    continue
-            elif flags & INLINE_NAME:
-                code = local_base + name
-            else:
-                if empty < 0:
-                    empty = len(out.names)
-                    out.names.add_empty()
-                code = empty
-            key = track if flags & HAS_TRACK else self._track(st, seq)
-            index = track_index.get(key)
-            if index is None:
-                index = track_index[key] = len(track_index)
-                out.track_keys.append(key)
-            sid = len(starts)
-            begin = time(st, clock, ts) if clock else ts
-            start_append(begin)
-            track_append(index)
-            name_append(code)
-            row_slice[row] = sid
-            if kind == BEGIN:
-                end_append(OPEN)
-                stack = stacks.get(key)
-                if stack is None:
-                    stacks[key] = [sid]
-                else:
-                    stack.append(sid)
-            else:
-                end_append(begin + next(durations))
-            if flags & DEFERRED_ARGS:
-                from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import DebugAnnotation
-
-                names_of, strings_of = st.annotation_names, st.strings
-                try:
-                    nbytes, cycles = self.arguments.annotation_sums(
-                        (DebugAnnotation.FromString(b) for b in deferred[row]),
-                        lambda iid, d=names_of: d.get(iid, ""), lambda iid, d=strings_of: d.get(iid, ""))
-                except Exception:  # an undecodable annotation: a slice without arguments
-                    nbytes = cycles = None
-                deferred_sums.append((sid, nbytes, cycles))
-        out.unmatched_ends += unmatched
-        out.dropped += dropped
-        out.instants += instants
-        # side columns, by the slice their row became: a slice's arguments come from its own row only, so
-        # each is written once (0.0 + value: the sum of the one value, as a -0.0 comes out of a sum)
-        slices = np.frombuffer(row_slice, dtype=np.int64) if count else np.zeros(0, np.int64)
-        unset = array("d", [math.nan]) * (len(starts) - first_slice)
-        out.bytes.extend(unset)
-        out.cycles.extend(unset)
-        del unset
-        if len(rec.arg_rows) or deferred_sums:
-            nbytes_of = np.frombuffer(out.bytes, dtype=np.float64)[first_slice:]
-            cycles_of = np.frombuffer(out.cycles, dtype=np.float64)[first_slice:]
-            if len(rec.arg_rows):
-                at = slices[np.frombuffer(rec.arg_rows, dtype=np.uint64).astype(np.int64)]
-                keep = at >= 0
-                at = at[keep] - first_slice
-                for column, values in ((nbytes_of, rec.arg_bytes), (cycles_of, rec.arg_cycles)):
-                    values = np.frombuffer(values, dtype=np.float64)[keep]
-                    has = ~np.isnan(values)
-                    column[at[has]] = values[has] + 0.0
-            for sid, nbytes, cycles in deferred_sums:
-                if nbytes is not None and not math.isnan(nbytes):
-                    nbytes_of[sid - first_slice] = nbytes + 0.0
-                if cycles is not None and not math.isnan(cycles):
-                    cycles_of[sid - first_slice] = cycles + 0.0
-            del nbytes_of, cycles_of  # the arrays grow again on the next feed
+        deferred_sums = self._slices(rec, row_slice, local_base)
+        slices = np.frombuffer(row_slice, dtype=np.int64) if rec.count else np.zeros(0, np.int64)
+        self._arguments(rec, slices, first_slice, deferred_sums)
         if len(rec.flow_rows):
             at = slices[np.frombuffer(rec.flow_rows, dtype=np.uint64).astype(np.int64)]
             keep = at >= 0
@@ -353,6 +258,124 @@ class Resolver:
             out.flow_ids.extend(np.frombuffer(rec.flow_ids, dtype=np.uint64)[keep].tolist())
             out.flow_ends.extend(np.frombuffer(rec.flow_ends, dtype=np.uint8)[keep].tolist())
 
+    def _slices(self, rec: Records, row_slice: array[int], local_base: int) -> list[_Sums]:
+        """The hot loop, a row at a time (a few dictionary and list operations each; rare cases are calls):
+        fills `row_slice`; returns the sums of the slices whose arguments phase 1 deferred."""
+        out = self.out
+        states, durations, deferred = iter(rec.states), iter(rec.durations), dict(rec.deferred)
+        deferred_sums: list[_Sums] = []
+        starts, ends, start_append, end_append = out.start, out.end, out.start.append, out.end.append
+        track_append, name_append = out.track.append, out.name.append
+        stacks, track_index, sequence, time = self.stacks, self.track_index, self._sequence, self._time
+        # st: replaced at the first row (no sequence id is -1); empty: the empty name's code, made when needed
+        last_seq, st, empty, row = -1, _Sequence(), -1, -1
+        for kind, seq, flags, ts, clock, track, name in zip(*[iter(rec.rows)] * WIDTH, strict=False):
+            row += 1  # a counter, not enumerate(): unpacking its pairs costs more per row
+            if seq != last_seq:
+                st, last_seq = sequence(seq), seq
+            if flags & NEEDS_STATE and not st.valid:
+                out.dropped += _dropped(kind, flags, states, durations)
+                continue
+            if kind == END:
+                stack = stacks.get(track if flags & HAS_TRACK else self._track(st, seq))
+                if stack:
+                    sid = row_slice[row] = stack.pop()
+                    ends[sid] = time(st, clock, ts) if clock else ts
+                else:
+                    out.unmatched_ends += 1
+                continue
+            if kind == STATE:
+                self._apply(st, next(states), local_base)
+                continue
+            if kind == INSTANT:
+                out.instants += 1
+                continue
+            # BEGIN or COMPLETE
+            if flags & INTERNED_NAME:
+                table = st.names
+                code = table.get(name, -1) if type(table) is dict else table[name] if name < len(table) else -1
+                if code < 0:
+                    out.dropped += _dropped(kind, 0, states, durations)
+                    continue
+            elif flags & INLINE_NAME:
+                code = local_base + name
+            else:
+                code = empty = empty if empty >= 0 else self._empty_name()
+            key = track if flags & HAS_TRACK else self._track(st, seq)
+            index = track_index.get(key)
+            if index is None:
+                index = self._new_track(key)
+            sid = row_slice[row] = len(starts)
+            begin = time(st, clock, ts) if clock else ts
+            start_append(begin)
+            track_append(index)
+            name_append(code)
+            if kind == BEGIN:
+                end_append(OPEN)
+                stacks[key].append(sid)
+            else:
+                end_append(begin + next(durations))
+            if flags & DEFERRED_ARGS:
+                deferred_sums.append((sid, *self._deferred_sums(st, deferred[row])))
+        return deferred_sums
+
+    def _empty_name(self) -> int:
+        """The code of the empty name, made when the first slice without a name is met."""
+        code = len(self.out.names)
+        self.out.names.add_empty()
+        return code
+
+    def _new_track(self, key: object) -> int:
+        """A track met for the first time: its index, and its stack of open BEGINs (made here, so the hot loop
+        finds it for every slice's track)."""
+        index = self.track_index[key] = len(self.track_index)
+        self.out.track_keys.append(key)
+        self.stacks[key] = []
+        return index
+
+    def _deferred_sums(self, st: _Sequence, annotations: tuple[bytes, ...]) -> tuple[float | None, float | None]:
+        """Bytes and cycles of a slice whose annotations (serialized) name interned names or strings, read with
+        its sequence's interned data; none when an annotation will not decode (a slice without arguments)."""
+        from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import DebugAnnotation
+
+        names_of, strings_of = st.annotation_names, st.strings
+        try:
+            return self.arguments.annotation_sums((DebugAnnotation.FromString(b) for b in annotations),
+                                                  lambda iid: names_of.get(iid, ""),
+                                                  lambda iid: strings_of.get(iid, ""))
+        except Exception:  # an undecodable annotation: a slice without arguments
+            return None, None
+
+    def _arguments(self, rec: Records, slices: Any, first_slice: int, deferred_sums: list[_Sums]) -> None:
+        """The new slices' bytes and cycles, NaN where a slice names none: each slice's come from its own row
+        only, so each is written once (0.0 + value: the sum of the one value, as a -0.0 comes out of a sum)."""
+        import numpy as np
+
+        out = self.out
+        unset = array("d", [math.nan]) * (len(out.start) - first_slice)
+        out.bytes.extend(unset)
+        out.cycles.extend(unset)
+        del unset
+        if not len(rec.arg_rows) and not deferred_sums:
+            return
+        nbytes_of = np.frombuffer(out.bytes, dtype=np.float64)[first_slice:]
+        cycles_of = np.frombuffer(out.cycles, dtype=np.float64)[first_slice:]
+        if len(rec.arg_rows):
+            at = slices[np.frombuffer(rec.arg_rows, dtype=np.uint64).astype(np.int64)]
+            keep = at >= 0
+            at = at[keep] - first_slice
+            for column, given in ((nbytes_of, rec.arg_bytes), (cycles_of, rec.arg_cycles)):
+                values = np.frombuffer(given, dtype=np.float64)[keep]
+                has = ~np.isnan(values)
+                column[at[has]] = values[has] + 0.0
+        for sid, nbytes, cycles in deferred_sums:
+            if nbytes is not None and not math.isnan(nbytes):
+                nbytes_of[sid - first_slice] = nbytes + 0.0
+            if cycles is not None and not math.isnan(cycles):
+                cycles_of[sid - first_slice] = cycles + 0.0
+        del nbytes_of, cycles_of  # the arrays grow again on the next feed
+
     def finish(self) -> Resolved:
+        """What every range fed comes to."""
         return self.out
 

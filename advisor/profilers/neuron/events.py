@@ -8,16 +8,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-from advisor.core.events import Codes, EventTable, EventTrace
-from advisor.core.trace import DMA_SIZE_EDGES, Breakdown, BreakdownLayout, EngineBusy, Gap, TraceSummary, kind_breakdown
-from advisor.metrics.intervals import concat, gaps, segments, timeline, union, usable
+from advisor.core.events import NS, Codes, EventTable, EventTrace
+from advisor.core.trace import Breakdown, BreakdownLayout, TraceSummary, kind_breakdown
+from advisor.metrics.intervals import Intervals, concat, segments, union, usable
+from advisor.metrics.trace_summary import Group, Measured, Span, build_summary
 from advisor.profilers.neuron import KIND
 from advisor.profilers.neuron.tables import DMA, INSTRUCTION, TensorDecl
 
-NS = 1e-9
 TOP = 10
-TIMELINE_BINS = 60
 UNNAMED = {"", "unknown"}  # DMA `variable` values that name no tensor (dynamic DMA without DGE notifications)
 # The breakdowns this module fills: name -> (columns, text columns, figures), in the order of their values
 HOTSPOT_COLUMNS = (("time", "share", "count"), (), ())
@@ -80,11 +80,12 @@ def _hotspots(name: str, codes: Codes, duration, keep) -> Breakdown | None:
                               for i in named[:TOP]], total_rows=len(named))
 
 
-def _engines(instructions: EventTable, start, duration, keep, rules: TraceRules) -> list[tuple[EngineBusy, tuple]]:
-    """Each engine with the intervals of all its timeline rows; an unrecognised row stands alone."""
+def _engines(instructions: EventTable, start: Any, duration: Any, keep: Any, rules: TraceRules) -> list[Group]:
+    """Each engine with the intervals of all its timeline rows; an unrecognised row stands alone. In the order
+    ties of busy time keep: the engines as trace.yaml lists them, then the unrecognised rows by name."""
     rows = instructions.track
     codes = rows.codes[keep]
-    groups: dict[str, tuple[EngineRule | None, list[str], list[tuple]]] = {}
+    found: dict[str, tuple[EngineRule | None, list[str], list[Intervals]]] = {}
     for code, name in enumerate(rows.names):
         mask = codes == code
         if not mask.any():
@@ -92,18 +93,13 @@ def _engines(instructions: EventTable, start, duration, keep, rules: TraceRules)
         label = name or "unlabelled"
         rule = rules.engine_of(label)
         key = rule.engine if rule else f"row:{label}"
-        group = groups.setdefault(key, (rule, [], []))
+        group = found.setdefault(key, (rule, [], []))
         group[1].append(label)
         group[2].append((start[mask], duration[mask]))
-    out = []
-    for rule, labels, parts in groups.values():
-        intervals = concat(parts)
-        busy = union(*intervals) * NS
-        out.append((EngineBusy(engine=rule.engine if rule else "", title=rule.title if rule else labels[0],
-                               rows=tuple(labels), busy=busy, compute=bool(rule and rule.compute)), intervals))
+    groups = [Group(rule.engine if rule else "", rule.title if rule else labels[0], tuple(labels),
+                    bool(rule and rule.compute), intervals=concat(parts)) for rule, labels, parts in found.values()]
     order = {r.engine: i for i, r in enumerate(rules.engines)}
-    return sorted(out, key=lambda item: (item[0].engine == "", -item[0].busy, order.get(item[0].engine, 0),
-                                         item[0].title))
+    return sorted(groups, key=lambda g: (order.get(g.key, 0), g.title))
 
 
 @dataclass(frozen=True)
@@ -162,7 +158,8 @@ def _tensor_loads(tensors: tuple[TensorDecl, ...], variables: Codes, sizes, keep
     its size, as AWS's TensorInfo load_to_sbuf_repeat_factor counts them)."""
     import numpy as np
 
-    none = {"tensors_loaded_over_twice": None, "tensor_max_load_repeat": None, "tensor_reload_excess_bytes": None}
+    none: dict[str, float | None] = dict.fromkeys(("tensors_loaded_over_twice", "tensor_max_load_repeat",
+                                                   "tensor_reload_excess_bytes"))
     declared = [t for t in _merged_decls(tensors) if t.size]
     loadable = [t for t in declared if not t.kind or t.kind in rules.loaded_kinds]
     codes = variables.codes[keep]
@@ -194,7 +191,7 @@ def _tensor_loads(tensors: tuple[TensorDecl, ...], variables: Codes, sizes, keep
                                            "records `variable` = unknown unless the profile is captured with "
                                            "--enable-dge-notifs)"), none)
     ranked = sorted(loads, key=lambda t: (-t.repeat, -(t.loaded_bytes - t.size), t.name))
-    metrics = {
+    metrics: dict[str, float | None] = {
         "tensors_loaded_over_twice": float(sum(t.repeat > rules.reload_warning_repeat for t in loads)),
         "tensor_max_load_repeat": ranked[0].repeat,
         "tensor_reload_excess_bytes": float(sum(max(t.loaded_bytes - t.size, 0.0) for t in loads)),
@@ -211,8 +208,8 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     instructions, dmas = trace.tables[INSTRUCTION], trace.tables[DMA]
     i_start, i_dur, i_keep = usable(instructions.start, instructions.duration)
     d_start, d_dur, d_keep = usable(dmas.start, dmas.duration)
-    engines = _engines(instructions, i_start, i_dur, i_keep, rules)
-    compute_start, compute_dur = concat([iv for e, iv in engines if e.compute])
+    groups = _engines(instructions, i_start, i_dur, i_keep, rules)
+    compute_start, compute_dur = concat([g.intervals for g in groups if g.compute and g.intervals is not None])
     compute_busy = union(compute_start, compute_dur)
     compute_or_dma = union(np.concatenate([compute_start, d_start]), np.concatenate([compute_dur, d_dur]))
     all_start = np.concatenate([i_start, d_start])
@@ -223,41 +220,34 @@ def summarize(trace: EventTrace, total_time: float | None = None) -> tuple[Trace
     span_ns = max(last_end, total_time / NS if total_time else 0.0)
     sizes = dmas.bytes[d_keep]
     known_sizes = sizes[sizes >= 0]
-    counts, _ = np.histogram(known_sizes, bins=np.array(DMA_SIZE_EDGES, dtype=float))
-    timeline_rows = {e.title: iv for e, iv in engines}
-    timeline_rows["DMA transfers" if "DMA" in timeline_rows else "DMA"] = (d_start, d_dur)
-    edges, shares = timeline(timeline_rows, span_ns, TIMELINE_BINS) if span_ns > 0 else ((), {})
     tensors = _tensor_loads(trace.extra.get("tensors", ()), dmas.name, sizes, d_keep, rules)
-    has_compute, has_dma = any(e.compute for e, _ in engines), len(d_start) > 0
+    has_compute, has_dma = any(g.compute for g in groups), len(d_start) > 0
     dma_exposed = (compute_or_dma - compute_busy) * NS if has_compute and has_dma else None
     hotspots = (_hotspots("hotspots_hlo", instructions.name, i_dur, i_keep),
                 _hotspots("hotspots_nki", instructions.extra["nki"], i_dur, i_keep))
-    summary = TraceSummary(
-        events={INSTRUCTION: len(i_start), DMA: len(d_start)}, span=span_ns * NS,
-        engines=tuple(e for e, _ in engines), busy_union=busy * NS if len(all_start) else None,
-        dma_size_edges=DMA_SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
-        timeline_edges=tuple(e * NS for e in edges), timeline=shares,
-        gaps=tuple(Gap(start * NS, length * NS) for start, length in gaps(seg_start, seg_end, span_ns)),
-        warnings=trace.warnings,
-        dma_busy=union(d_start, d_dur) * NS if has_dma else None,
-        compute_busy=compute_busy * NS if has_compute else None, dma_exposed=dma_exposed,
-        skipped={INSTRUCTION: len(instructions) - len(i_start), DMA: len(dmas) - len(d_start)},
-        last_event_end=last_end * NS,
-        breakdowns=(*(b for b in hotspots if b is not None), tensors.breakdown),
-    )
+    dma_row = "DMA transfers" if any(g.title == "DMA" for g in groups) else "DMA"  # an engine row named DMA
+    summary = build_summary(Measured(
+        events={INSTRUCTION: len(i_start), DMA: len(d_start)}, span=Span(span_ns), groups=groups,
+        more_rows={dma_row: (d_start, d_dur)}, busy_segments=(seg_start, seg_end), transfer_sizes=known_sizes,
+        warnings=trace.warnings, skipped={INSTRUCTION: len(instructions) - len(i_start), DMA: len(dmas) - len(d_start)},
+        last_event_end=last_end, breakdowns=(*hotspots, tensors.breakdown),
+        busy_union=busy * NS if len(all_start) else None, compute_busy=compute_busy * NS if has_compute else None,
+        dma_busy=union(d_start, d_dur) * NS if has_dma else None, dma_exposed=dma_exposed))
+    return summary, {**_size_metrics(known_sizes, d_dur[sizes >= 0], rules),
+                     "warmup_idle_fraction": float(seg_start[0]) / span_ns if len(seg_start) and span_ns > 0 else None,
+                     "trace_busy_fraction": busy / span_ns if len(seg_start) and span_ns > 0 else None,
+                     "dma_exposed_time": dma_exposed, **tensors.metrics}
+
+
+def _size_metrics(known_sizes: Any, sized_dur: Any, rules: TraceRules) -> dict[str, float | None]:
+    """The shares of small DMA transfers, by count and by time: a fix for small payloads shortens the time they
+    take, not their count."""
     n = len(known_sizes)
     small, medium = rules.dma_size_cutoffs
-    # a fix for small payloads shortens the time they take, not their count: their share of DMA time
-    sized_dur = d_dur[sizes >= 0]
     sized_time = float(sized_dur.sum())
-    metrics: dict[str, float | None] = {
+    return {
         "dma_small_transfer_fraction": float((known_sizes < small).sum()) / n if n else None,
         "dma_transfer_under_32k_fraction": float((known_sizes < medium).sum()) / n if n else None,
         "dma_small_transfer_time_fraction": (float(sized_dur[known_sizes < small].sum()) / sized_time
                                              if sized_time > 0 else None),
-        "warmup_idle_fraction": float(seg_start[0]) / span_ns if len(seg_start) and span_ns > 0 else None,
-        "trace_busy_fraction": busy / span_ns if len(seg_start) and span_ns > 0 else None,
-        "dma_exposed_time": dma_exposed,
-        **tensors.metrics,
     }
-    return summary, metrics

@@ -3,7 +3,6 @@ instruction tables, memory traffic and the roofline, laid out by data/report.yam
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from advisor.core import units as fmt
@@ -15,14 +14,9 @@ from advisor.report.trace_blocks import roofline_chart, roofline_placement
 from advisor.report.view import View
 
 
-@cache
-def layout() -> dict[str, Any]:
-    return KIND.data("report.yaml")
-
-
 def _engines(view: View) -> list[dict[str, Any]]:
     """Engines with an active fraction, busiest first (ties by table order, so output is stable)."""
-    rows = [e for e in layout()["engines"] if view.raw(e["percent"]) is not None]
+    rows = [e for e in KIND.data("report.yaml")["engines"] if view.raw(e["percent"]) is not None]
     return sorted(rows, key=lambda e: -(view.raw(e["percent"]) or 0.0))
 
 
@@ -79,14 +73,14 @@ def _roofline_sentence(view: View) -> str:
         tail = f" ({fmt.count(count)} Tensor Engine instructions)" if count is not None else ""
         return f"No Tensor Engine matmul FLOPs reported{tail}: the roofline does not apply."
     placed = roofline_placement(ai, ridge, view.show("mm_arithmetic_intensity"),
-                                view.show("peak_flops_bandwidth_ratio"), layout()["blocks"]["roofline"])
+                                view.show("peak_flops_bandwidth_ratio"), KIND.data("report.yaml")["blocks"]["roofline"])
     return placed or "Arithmetic intensity or ridge point unavailable: the roofline cannot be placed."
 
 
 def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     """The instance and the tool versions."""
     return [(label, escape(analysis.info[key]) if analysis.info.get(key) else fmt.UNAVAILABLE)
-            for key, label in layout()["setup"]]
+            for key, label in KIND.data("report.yaml")["setup"]]
 
 
 def hardware_rows(analysis: Analysis) -> list[tuple[str, str]]:
@@ -110,7 +104,7 @@ def _engine_sections(view: View) -> list[Section]:
         f"(the union of engine and DMA activity){_overlap_clause(view)}.")]
     instr = Table(("Engine", "Instructions", "Instruction time (summed)", "Mean instruction"),
                   tuple((e["label"], view.show(e["instructions"]), view.show(e["instruction_time"]),
-                         view.show(e["mean"])) for e in layout()["engines"]
+                         view.show(e["mean"])) for e in KIND.data("report.yaml")["engines"]
                         if e["instructions"] and view.raw(e["instructions"]) is not None),
                   align=("left", "right", "right", "right"))
     blocks.append(Chart("engines", "Active share of total time per engine", {
@@ -128,7 +122,7 @@ def _engine_sections(view: View) -> list[Section]:
 
 def _memory(view: View) -> Section:
     rows = []
-    for name, label in layout()["memory"]:
+    for name, label in KIND.data("report.yaml")["memory"]:
         if view.raw(name) is None:
             continue
         shown = view.show(name)
@@ -142,7 +136,7 @@ def _memory(view: View) -> Section:
     if not rows:
         return Section("Memory traffic", (Paragraph("The profile reports no memory traffic."),), "memory")
     table = Table(("Metric", "Value", "Source"), tuple(rows), align=("left", "right", "left"))
-    volumes = [(label, view.raw(name)) for name, label in layout()["memory"]
+    volumes = [(label, view.raw(name)) for name, label in KIND.data("report.yaml")["memory"]
                if view.analysis.metrics.get(name) and view.analysis.metrics[name].unit == "bytes"
                and name != "dma_transfer_average_bytes" and (view.raw(name) or 0) > 0]
     blocks: list[Any] = [table]
@@ -156,11 +150,12 @@ def _memory(view: View) -> Section:
 def _roofline(view: View) -> Section:
     if not view.raw("hardware_flops"):
         return Section("Roofline", (Paragraph(_roofline_sentence(view)),), "roofline")
-    rows = tuple((label, view.show(name)) for name, label in layout()["roofline"] if name in view.analysis.metrics)
+    rows = tuple((label, view.show(name)) for name, label in KIND.data("report.yaml")["roofline"]
+                 if name in view.analysis.metrics)
     blocks: list[Any] = [Paragraph(_roofline_sentence(view)), Table(("Metric", "Value"), rows, align=("left", "right"))]
     chart = roofline_chart(view.hw("tensor_peak_flops_bf16"), view.hw("hbm_bandwidth"),
                            view.raw("mm_arithmetic_intensity"), view.raw("achieved_flops_rate"),
-                           layout()["blocks"]["roofline"])
+                           KIND.data("report.yaml")["blocks"]["roofline"])
     if chart:
         blocks.append(chart)
     return Section("Roofline", tuple(blocks), "roofline")

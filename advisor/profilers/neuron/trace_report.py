@@ -1,26 +1,19 @@
 """Report sections from a full event trace: busy time per engine checked against the summary, where
-the time goes (hotspots), how the DMA sizes really look, which tensors were loaded again and again,
-utilisation over time and idle gaps."""
+the time goes (hotspots), how the DMA sizes really look, which tensors were loaded again and again. The
+report's skeleton adds the shared blocks data/report.yaml places: utilisation over time, the transfer-size
+histogram and the idle gaps (advisor/report/trace_layout.py)."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis
 from advisor.core.numbers import CROSS_CHECK_TOLERANCE, relative_difference
 from advisor.core.trace import Breakdown, TraceSummary
-from advisor.profilers.neuron import KIND
 from advisor.profilers.neuron.tables import DMA, INSTRUCTION
 from advisor.report.document import Bullets, Paragraph, Section, Table, code, escape
-from advisor.report.trace_blocks import breakdown_table, gaps_section, share_of_span, size_histogram, timeline_chart
-
-
-@cache
-def _blocks() -> dict[str, Any]:
-    """The wording of the shared trace blocks (data/report.yaml `blocks:`)."""
-    return KIND.data("report.yaml")["blocks"]
+from advisor.report.trace_blocks import breakdown_table, share_of_span
 
 
 def _check(measured: float | None, reported: float | None) -> str:
@@ -87,18 +80,15 @@ def _trace_section(t: TraceSummary, analysis: Analysis) -> Section:
         blocks.append(Paragraph(
             f"Rows no engine pattern recognises ({', '.join(code(r) for r in unclassified)}) are shown on their "
             "own and not counted as compute; the patterns are in advisor/profilers/neuron/data/trace.yaml."))
-    chart = timeline_chart(t, _blocks()["timeline"])
-    if chart:
-        blocks.append(chart)
     return Section("Event trace", tuple(blocks), "trace")
 
 
-def _dma_section(t: TraceSummary, analysis: Analysis) -> Section:
-    table, chart = size_histogram(t, _blocks()["sizes"])
+def _dma_section(analysis: Analysis) -> Section:
+    """The transfer sizes against AWS's advice; the histogram follows (report.yaml `blocks.sizes`)."""
     return Section("DMA transfer sizes", (Paragraph(
         f"{fmt.percent(analysis.value('dma_small_transfer_fraction'))} of transfers are under 4 KiB and "
         f"{fmt.percent(analysis.value('dma_transfer_under_32k_fraction'))} under 32 KiB (AWS: aim for at least "
-        "4 KiB, ideally 32 KiB)."), table, chart), "dma-sizes")
+        "4 KiB, ideally 32 KiB)."),), "dma-sizes")
 
 
 def _tensor_section(b: Breakdown, analysis: Analysis) -> Section:
@@ -143,13 +133,10 @@ def trace_sections(analysis: Analysis) -> list[Section]:
             "The HLO ops and NKI source lines with the most instruction time (summed durations, all engines)."),
             *hot), "hotspots"))
     if t.events.get(DMA):
-        sections.append(_dma_section(t, analysis))
+        sections.append(_dma_section(analysis))
         tensors = t.breakdown("tensor_loads")
         if tensors is not None:
             sections.append(_tensor_section(tensors, analysis))
-    gaps = gaps_section(t, _blocks()["gaps"])
-    if gaps:
-        sections.append(gaps)
     if t.warnings:
         sections.append(Section("Profiler warnings", (Bullets(tuple(escape(w) for w in t.warnings)),), "warnings"))
     return sections

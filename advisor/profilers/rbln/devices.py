@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.core.events import NS
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.metrics.grouped import rows_of, union
 from advisor.profilers.rbln import KIND
@@ -12,7 +13,6 @@ from advisor.profilers.rbln.knowledge import track_rules
 from advisor.profilers.rbln.slices import Slices
 from advisor.profilers.rbln.unions import per_unit
 
-NS = 1e-9
 # the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
 COLUMNS = ("busy", "ne_busy", "dma_busy", "comm_busy", "relative")
 NOTE = ("Busy times are unions of the device's (or chiplet's) commands; relative is against the mean of the "

@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.core.events import NS
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.profilers.rbln import KIND
 from advisor.profilers.rbln.naming import NameRules, ParsedNames
 from advisor.profilers.rbln.slices import Slices
 from advisor.profilers.rbln.unions import per_unit, per_unit_groups, unit_view
 
-NS = 1e-9
 # the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
 COLUMNS = ("ne_time", "dma_time", "time", "share", "dma_ratio", "commands", "bytes")
 NOTE = ("Layer keys from the command names ({sequence}_{layer}_{command}); fused groups are kept whole. "

@@ -1,13 +1,13 @@
-"""The RBLN kind's report sections: where the device's time goes by command category (table, chart,
-utilisation over time), transfers with their bytes and bandwidth, the top layers, the sequences
+"""The RBLN kind's report sections: where the device's time goes by command category (table, chart),
+transfers with their bytes and bandwidth, the top layers, the sequences
 (repeated runs, decode steps), the critical path through the trace's flows, devices and chiplets,
-idle gaps and what the reader could not recognise. Figures come from the trace's breakdowns and the
-rbln pack's metrics; labels and choices from data/report.yaml."""
+and what the reader could not recognise. Figures come from the trace's breakdowns and the rbln pack's
+metrics; labels and choices from data/report.yaml, which also places the shared trace blocks (utilisation
+over time, idle gaps: advisor/report/trace_layout.py)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
 from typing import Any
 
 from advisor.core import units as fmt
@@ -16,15 +16,10 @@ from advisor.core.trace import Breakdown, TraceSummary
 from advisor.profilers.rbln import KIND
 from advisor.profilers.rbln.slices import categories
 from advisor.report.document import Bullets, Chart, Paragraph, Section, Table, code, escape
-from advisor.report.trace_blocks import breakdown_table, gaps_section, timeline_chart
+from advisor.report.trace_blocks import breakdown_table
 from advisor.report.view import View
 
 CHART_ROWS = 12  # bars in a chart; the table beside it has them all
-
-
-@cache
-def layout() -> dict[str, Any]:
-    return KIND.data("report.yaml")
 
 
 def _share(part: float | None, whole: float | None) -> str:
@@ -34,7 +29,7 @@ def _share(part: float | None, whole: float | None) -> str:
 def _bar_chart(name: str, title: str, b: Breakdown, column: str, xlabel: str, alt: str) -> Chart | None:
     """Horizontal bars of one fraction column (largest first), for the rows that have it."""
     i = b.column(column)
-    rows = [(key, values[i]) for key, values in b.rows if values[i] is not None][:CHART_ROWS]
+    rows = [(key, v) for key, values in b.rows if (v := values[i]) is not None][:CHART_ROWS]
     if not rows:
         return None
     labels = [key if len(key) <= 48 else key[:47] + "…" for key, _ in rows]
@@ -51,8 +46,8 @@ def tldr(analysis: Analysis) -> list[tuple[int, str]]:
     span = view.raw("device_span")
     candidates: list[tuple[int, str]] = []
     if span:
-        parts = [f"{label} {_share(view.raw(name), span)}" for name, label in layout()["tldr_categories"]
-                 if view.raw(name) is not None]
+        parts = [f"{label} {_share(view.raw(name), span)}"
+                 for name, label in KIND.data("report.yaml")["tldr_categories"] if view.raw(name) is not None]
         candidates.append((1, f"**Device busy {_share(view.raw('device_busy'), span)} of its "
                               f"{fmt.seconds(span)} span**{_unit_mean(view, span)}"
                               + (f" ({', '.join(parts)})" if parts else "")
@@ -105,14 +100,15 @@ def _straggler_sentence(analysis: Analysis) -> str:
 
 def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     info = analysis.info
-    rows = [(label, escape(info[key])) for key, label in layout()["setup"] if info.get(key) not in (None, "", "0")]
+    rows = [(label, escape(info[key])) for key, label in KIND.data("report.yaml")["setup"]
+            if info.get(key) not in (None, "", "0")]
     t = analysis.trace
     if t is not None:
         tracks = sum(len(e.rows) for e in t.engines)
         ne, dma = t.events.get("compute", 0), t.events.get("dma", 0)
         rows.append(("Trace", f"{ne:,} Neural Engine and {dma:,} DMA commands on {tracks:,} "
                               f"tracks; device span {fmt.seconds(t.span)}"))
-    rows.append(("Timing", escape(layout()["profiled_note"])))
+    rows.append(("Timing", escape(KIND.data("report.yaml")["profiled_note"])))
     return rows
 
 
@@ -171,15 +167,6 @@ def _categories_section(t: TraceSummary, view: View) -> Section | None:
         blocks.append(Paragraph(f"Tracks no category pattern recognises ({names}) are shown as `other` and left out "
                                 "of device time; the patterns are in advisor/profilers/rbln/data/tracks.yaml."))
     return Section("Command categories", tuple(blocks), "categories")
-
-
-def _timeline_section(t: TraceSummary) -> Section | None:
-    chart = timeline_chart(t, layout()["blocks"]["timeline"])
-    if chart is None:
-        return None
-    return Section("Utilisation over time", (
-        Paragraph("Busy share of each category per time bin over the device span (exact: the covered length of "
-                  "the category's merged intervals inside the bin)."), chart), "timeline")
 
 
 # --- transfers --------------------------------------------------------------------------------------
@@ -248,7 +235,7 @@ def _sequences_section(t: TraceSummary, view: View) -> Section | None:
         f"{view.show('sequence_span_p95')}, max {view.show('sequence_span_max')}; coefficient of variation "
         f"{view.show('sequence_span_cv')}. The first one includes warm-up ({view.show('warmup_span')}).")]
     i = b.column("span")
-    spans = [values[i] for _, values in b.rows if values[i] is not None]
+    spans = [v for _, values in b.rows if (v := values[i]) is not None]
     if len(spans) >= 2:
         scale, unit = fmt.axis("s", spans)
         blocks.append(Chart("sequences", "Span of each sequence", {
@@ -304,8 +291,8 @@ def _ranks_section(analysis: Analysis) -> Section | None:
     """Ranks compared by their device spans: each trace is on its own device clock."""
     if not analysis.entries:
         return None
-    title = next(c["title"] for c in layout()["overview"]["columns"] if "device_span" in c["metrics"])
-    spans = [(e.name, e.column(title)) for e in analysis.entries if e.column(title) is not None]
+    title = next(c["title"] for c in KIND.data("report.yaml")["overview"]["columns"] if "device_span" in c["metrics"])
+    spans = [(e.name, v) for e in analysis.entries if (v := e.column(title)) is not None]
     text = ("Each rank's trace is on its own device clock, so ranks are compared by durations (their spans and busy "
             "times), never by timestamps; to line ranks up in time, merge the PyTorch chrome traces (host clock) "
             "instead.")
@@ -327,7 +314,7 @@ def _quality_section(analysis: Analysis, view: View) -> Section:
         ("unparsed_name_share", "Commands whose name does not follow the naming convention"),
         ("unknown_category_share", "Command time on tracks of no known category"),
         ("trace_truncated", "File ends inside a packet (1 = yes)")) if name in analysis.metrics]
-    blocks: list[Any] = [Paragraph(escape(layout()["profiled_note"]))]
+    blocks: list[Any] = [Paragraph(escape(KIND.data("report.yaml")["profiled_note"]))]
     if rows:
         blocks.append(Table(("What the reader could not use", "Value"), tuple(rows), align=("left", "right")))
     blocks.append(Paragraph("The reader's own notes are under Data notes below." if analysis.notes else
@@ -343,9 +330,9 @@ def sections(analysis: Analysis) -> dict[str, list[Section]]:
     if t is None:
         return {}
     view = View(analysis)
-    utilisation = [_categories_section(t, view), _timeline_section(t)]
+    utilisation = [_categories_section(t, view)]
     trace = [_layers_section(t, view), _sequences_section(t, view), _critical_path_section(t, view),
-             _devices_section(t, view), _ranks_section(analysis), gaps_section(t, layout()["blocks"]["gaps"]),
+             _devices_section(t, view), _ranks_section(analysis),
              _quality_section(analysis, view)]
     return {"utilisation": [s for s in utilisation if s], "memory": [s for s in (_transfers_section(t, view),) if s],
             "trace": [s for s in trace if s]}

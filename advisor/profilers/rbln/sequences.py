@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.events import first_rows
+from advisor.core.events import NS, first_rows
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.metrics.grouped import rows_of, segments
 from advisor.profilers.rbln import KIND
@@ -16,7 +16,6 @@ from advisor.profilers.rbln.naming import ParsedNames
 from advisor.profilers.rbln.slices import Slices
 from advisor.profilers.rbln.unions import per_unit_groups, unit_view
 
-NS = 1e-9
 # the columns in the order of their values (their titles and units: data/report.yaml breakdowns)
 COLUMNS = ("span", "ne_busy", "gap_before")
 NOTE = ("Sequences are the (instance, sequence) prefixes of the command names, in order of their first device "
@@ -71,14 +70,20 @@ def _pairs(inst: Any, seq: Any) -> tuple[Any, Any, Any]:
     return np.column_stack([found // width + lo, found % width]), first[found], rank[key]
 
 
-def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, device_end: float,
-                     max_rows: int) -> Sequences:
+@dataclass(frozen=True)
+class _Numbered:
+    """The sequences numbered in time order (of their first device command)."""
+
+    pairs: Any  # (instance, sequence index) per sequence; instance -1 without one
+    starts: Any  # ns: each one's first device command's start
+    ends: Any  # ns: its last device command's end
+    seq_of: Any  # int32 per slice: its sequence's number, -1 outside any
+
+
+def _numbered(s: Slices, pn: ParsedNames, rows: Any) -> _Numbered:
+    """The sequences of the device commands `rows` (with parsed names), numbered in time order."""
     import numpy as np
 
-    out: dict[str, float | None] = dict.fromkeys(METRICS)
-    rows = rows_of(dev & pn.parsed[s.name])
-    if len(rows) == 0:
-        return Sequences(out, None, np.empty(0), np.empty(0))
     names = s.name[rows]
     uniq, first_row, inverse = _pairs(pn.inst[names], pn.seq[names])
     del names
@@ -88,46 +93,82 @@ def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, dev
     seq_of = np.full(len(s), -1, dtype=np.int32)
     seq_of[rows] = rank[inverse]
     del inverse, rank
-    n = len(uniq)
-    uniq = uniq[by_time]
-    starts = s.start[rows[first_row]][by_time]
-    ends = _first(s.end(rows), seq_of[rows], n, np.maximum)
-    del rows, first_row  # a row index per device command: gone before the per-sequence unions
-    spans = ends - starts
+    ends = _first(s.end(rows), seq_of[rows], len(uniq), np.maximum)
+    return _Numbered(uniq[by_time], s.start[rows[first_row]][by_time], ends, seq_of)
+
+
+def _span_metrics(spans: Any) -> dict[str, float | None]:
+    """Count, mean, p50, p95, max, CV (three sequences or more), total and excess over the median of the spans."""
+    import numpy as np
+
+    n, mean = len(spans), float(spans.mean())
+    return {"sequence_count": float(n), "sequence_span_mean": mean * NS,
+            "sequence_span_p50": float(np.median(spans)) * NS,
+            "sequence_span_p95": float(np.percentile(spans, 95)) * NS, "sequence_span_max": float(spans.max()) * NS,
+            "sequence_span_cv": float(spans.std(ddof=1)) / mean if n >= 3 and mean > 0 else None,
+            "sequence_time_total": float(spans.sum()) * NS,
+            "sequence_excess_time": float(np.clip(spans - np.median(spans), 0, None).sum()) * NS}
+
+
+def _barrier_metrics(s: Slices, seq_of: Any, n: int, ne: Any, io: Any) -> dict[str, float | None]:
+    """first_command_barrier_time (the first Neural Engine command after the first External HDMA one) and
+    output_tail_time (the last External HDMA command after the last Neural Engine one), summed over the
+    sequences that have both; empty without."""
+    import numpy as np
+
     in_seq = seq_of >= 0
-    units = len(s.units)
-    ne_busy = per_unit_groups(s, ne & in_seq, np.maximum(seq_of, 0), n).sum(axis=1) / units if units else \
-        np.zeros(n)
-    out["sequence_count"] = float(n)
-    out["sequence_span_mean"] = float(spans.mean()) * NS
-    out["sequence_span_p50"] = float(np.median(spans)) * NS
-    out["sequence_span_p95"] = float(np.percentile(spans, 95)) * NS
-    out["sequence_span_max"] = float(spans.max()) * NS
-    mean = float(spans.mean())
-    out["sequence_span_cv"] = float(spans.std(ddof=1)) / mean if n >= 3 and mean > 0 else None
-    out["sequence_time_total"] = float(spans.sum()) * NS
-    out["sequence_excess_time"] = float(np.clip(spans - np.median(spans), 0, None).sum()) * NS
-
     ne_rows, io_rows = np.flatnonzero(ne & in_seq), np.flatnonzero(io & in_seq)
-    if len(ne_rows) and len(io_rows):
-        ne_first = _first(s.start[ne_rows], seq_of[ne_rows], n, np.minimum)
-        ne_last = _first(s.end(ne_rows), seq_of[ne_rows], n, np.maximum)
-        io_first = _first(s.start[io_rows], seq_of[io_rows], n, np.minimum)
-        io_last = _first(s.end(io_rows), seq_of[io_rows], n, np.maximum)
-        lead, tail = ne_first - io_first, io_last - ne_last  # NaN where a sequence lacks one of them
-        out["first_command_barrier_time"] = float(np.nansum(np.where(lead > 0, lead, 0.0))) * NS
-        out["output_tail_time"] = float(np.nansum(np.where(tail > 0, tail, 0.0))) * NS
-    if n >= 2:
-        warm_end = float(ends[0])
-        out["warmup_span"] = float(spans[0]) * NS
-        out["after_warmup_span"] = max(device_end - warm_end, 0.0) * NS
-        if io.any() and units:
-            a, b, _ = segments(s, *unit_view(s, io))
-            out["external_hdma_after_warmup_time"] = float(np.clip(b - np.maximum(a, warm_end), 0, None).sum()) \
-                / units * NS
+    if not (len(ne_rows) and len(io_rows)):
+        return {}
+    ne_first = _first(s.start[ne_rows], seq_of[ne_rows], n, np.minimum)
+    ne_last = _first(s.end(ne_rows), seq_of[ne_rows], n, np.maximum)
+    io_first = _first(s.start[io_rows], seq_of[io_rows], n, np.minimum)
+    io_last = _first(s.end(io_rows), seq_of[io_rows], n, np.maximum)
+    lead, tail = ne_first - io_first, io_last - ne_last  # NaN where a sequence lacks one of them
+    return {"first_command_barrier_time": float(np.nansum(np.where(lead > 0, lead, 0.0))) * NS,
+            "output_tail_time": float(np.nansum(np.where(tail > 0, tail, 0.0))) * NS}
 
-    latest = np.maximum.accumulate(ends)
-    gap = np.concatenate([[np.nan], np.clip(starts[1:] - latest[:-1], 0, None)])
+
+def _warmup_metrics(s: Slices, seq: _Numbered, io: Any, device_end: float) -> dict[str, float | None]:
+    """The first sequence as the warm-up (two sequences or more): its span, the device time after it and the
+    External HDMA time after it (per device or chiplet); empty with fewer sequences."""
+    import numpy as np
+
+    if len(seq.ends) < 2:
+        return {}
+    warm_end, units = float(seq.ends[0]), len(s.units)
+    out: dict[str, float | None] = {"warmup_span": float(seq.ends[0] - seq.starts[0]) * NS,
+                                    "after_warmup_span": max(device_end - warm_end, 0.0) * NS}
+    if io.any() and units:
+        a, b, _ = segments(s, *unit_view(s, io))
+        out["external_hdma_after_warmup_time"] = float(np.clip(b - np.maximum(a, warm_end), 0, None).sum()) \
+            / units * NS
+    return out
+
+
+def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, device_end: float,
+                     max_rows: int) -> Sequences:
+    """The per-sequence metrics (METRICS) and table (the first `max_rows` sequences in time order) of the device
+    commands `dev` (ne: Neural Engine commands, io: External HDMA ones); `device_end` (ns) ends the last."""
+    import numpy as np
+
+    out: dict[str, float | None] = dict.fromkeys(METRICS)
+    rows = rows_of(dev & pn.parsed[s.name])
+    if len(rows) == 0:
+        return Sequences(out, None, np.empty(0), np.empty(0))
+    seq = _numbered(s, pn, rows)
+    del rows  # a row index per device command: gone before the per-sequence unions
+    n, units = len(seq.ends), len(s.units)
+    spans = seq.ends - seq.starts
+    ne_busy = per_unit_groups(s, ne & (seq.seq_of >= 0), np.maximum(seq.seq_of, 0), n).sum(axis=1) / units \
+        if units else np.zeros(n)
+    out.update(_span_metrics(spans))
+    out.update(_barrier_metrics(s, seq.seq_of, n, ne, io))
+    out.update(_warmup_metrics(s, seq, io, device_end))
+
+    latest = np.maximum.accumulate(seq.ends)
+    gap = np.concatenate([[np.nan], np.clip(seq.starts[1:] - latest[:-1], 0, None)])
+    uniq = seq.pairs
 
     def label(i: int) -> str:
         return (f"i{uniq[i, 0]} seq {uniq[i, 1]}" if uniq[i, 0] >= 0 else f"seq {uniq[i, 1]}")
@@ -135,4 +176,4 @@ def sequence_figures(s: Slices, pn: ParsedNames, dev: Any, ne: Any, io: Any, dev
     table = tuple((label(i), (float(spans[i]) * NS, float(ne_busy[i]) * NS if ne.any() else None,
                               None if np.isnan(gap[i]) else float(gap[i]) * NS)) for i in range(min(n, max_rows)))
     breakdown = kind_breakdown(KIND, "sequences", COLUMNS).make(table, NOTE, total_rows=n)
-    return Sequences(out, breakdown, starts, ends)
+    return Sequences(out, breakdown, seq.starts, seq.ends)

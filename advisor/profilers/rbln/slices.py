@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from advisor.core.events import EventTrace, Kept, code_type, int32_if_fits
 from advisor.metrics.grouped import end_order
 from advisor.profilers.rbln.knowledge import OTHER, categories
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 def natural(label: str) -> tuple:
@@ -283,7 +287,8 @@ def give_back(columns: dict[str, Any], order: Any, keys: Sequence[str] = BORROWE
         column[order] = column.copy()
 
 
-def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets: int) -> tuple[tuple, Any, Any]:
+def _units(category: Any, device: Any, chiplet: Any, n_devices: int,
+           n_chiplets: int) -> tuple[tuple[tuple[int, int], ...], Any, Any]:
     """Units from the rows outside Host: each chiplet of a device that has chiplet groups, else the
     device. The unit view repeats a row without a chiplet on a chiplet device once per chiplet."""
     import numpy as np
@@ -292,7 +297,8 @@ def _units(category: Any, device: Any, chiplet: Any, n_devices: int, n_chiplets:
     rows = np.flatnonzero(~np.isin(category, host))
     present = np.zeros((max(n_devices, 1), max(n_chiplets, 1)), dtype=bool)
     present[device[rows], chiplet[rows]] = True
-    has_chiplets = present[:, 1:].any(axis=1)
+    # numpy's stubs type any(axis=…) as a bool or an array; along an axis of a 2-D array it is an array
+    has_chiplets = cast("npt.NDArray[np.bool_]", present[:, 1:].any(axis=1))
     present[has_chiplets, 0] = False  # a chiplet device's own tracks count in its chiplets
     dev_idx, chip_idx = np.nonzero(present)  # row-major: by device, then chiplet (both natural order)
     unit_of = np.full(present.shape, -1, dtype=code_type(len(dev_idx)))

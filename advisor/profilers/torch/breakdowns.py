@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from advisor.core.events import NS
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.metrics.grouped import union as grouped_union
 from advisor.profilers.torch import KIND
@@ -13,7 +14,6 @@ from advisor.profilers.torch.classes import Knowledge
 from advisor.profilers.torch.device import Device
 from advisor.profilers.torch.idle import CATEGORIES
 
-NS = 1e-9
 CLASS_COLUMNS = ("time", "share", "count")
 TOP_COLUMNS = ("time", "share", "count", "mean")
 IDLE_COLUMNS = ("time", "share")

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.metrics.intervals import usable
 from advisor.profilers.torch import tables as T
 from advisor.profilers.torch.classes import COMMUNICATION, MEMORY, OTHER, Knowledge, matching
 from advisor.profilers.torch.device import Device
-
-NS = 1e-9
 
 
 def communication_streams(dev: Device, know: Knowledge) -> Any:

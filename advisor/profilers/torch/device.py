@@ -97,30 +97,39 @@ def _codes(parts: list[tuple[Any, Any]], index: dict[str, int]) -> Any:
     return np.concatenate(out) if out else np.empty(0, dtype=np.int32)
 
 
-def build(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Device:
-    """The device rows of `trace`, with the window [w0, w1] (ns) applied to `inside` and `clipped`."""
+@dataclass(frozen=True)
+class _Pieces:
+    """The device tables' columns, one piece per table (in tables.DEVICE_TABLES order), before they are joined."""
+
+    cols: dict[str, list[Any]]  # start, duration, table, klass, wait, corr, occ, blocks, bytes, pageable
+    names: list[tuple[Any, Any]]  # per table: (codes, names) of its rows' names
+    tracks: list[tuple[Any, Any]]  # … of their tracks
+    directions: list[tuple[Any, Any]]  # … of their copy directions (codes -1 and no names for a table without)
+    skipped: dict[str, int]  # per table: rows without a usable time
+
+
+def _pieces(trace: EventTrace, know: Knowledge) -> _Pieces:
+    """Each device table's usable rows as column pieces: kernels classed by name (data/kernels.yaml), copies and
+    sets as memory operations; a column the table lacks is filled (-1 or NaN)."""
     import numpy as np
 
     memory = know.index(MEMORY)
     cols: dict[str, list[Any]] = {k: [] for k in ("start", "duration", "table", "klass", "wait", "corr", "occ",
                                                   "blocks", "bytes", "pageable")}
-    tracks: list[tuple[Any, Any]] = []
-    directions: list[tuple[Any, Any]] = []
-    name_parts: list[tuple[Any, Any]] = []
-    skipped: dict[str, int] = {}
+    pieces = _Pieces(cols, [], [], [], {})
     for key in T.DEVICE_TABLES:
         table = trace.table(key)
         if table is None:
             continue
         start, duration, keep = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
-        skipped[key] = int(len(keep) - len(start))
+        pieces.skipped[key] = int(len(keep) - len(start))
         n = len(start)
         code = table.name.codes[keep].astype(np.int32, copy=False)
         table_names = tuple(table.name.names)
         cols["start"].append(start)
         cols["duration"].append(duration)
         cols["table"].append(np.full(n, TABLE_CODES[key], dtype=np.int8))
-        name_parts.append((code, table_names))
+        pieces.names.append((code, table_names))
         if key == T.KERNEL:
             cols["klass"].append(know.classify(table_names)[code] if n else np.empty(0, dtype=np.int8))
             cols["wait"].append(know.waits(table_names)[code] if n else np.empty(0, dtype=bool))
@@ -134,12 +143,22 @@ def build(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Device:
         cols["bytes"].append(np.asarray(table.bytes, dtype=float)[keep] if table.bytes is not None
                              else np.full(n, np.nan))
         cols["pageable"].append(_column(table, T.PAGEABLE, keep, np.nan, float))
-        tracks.append((table.track.codes[keep], tuple(table.track.names)))
+        pieces.tracks.append((table.track.codes[keep], tuple(table.track.names)))
         direction = table.extra.get(T.DIRECTION)
-        directions.append((direction.codes[keep], tuple(direction.names)) if direction is not None
-                          else (np.full(n, -1, dtype=np.int32), ()))
+        pieces.directions.append((direction.codes[keep], tuple(direction.names)) if direction is not None
+                                 else (np.full(n, -1, dtype=np.int32), ()))
     if not cols["start"]:
-        cols = {k: [np.empty(0)] for k in cols}
+        for k in cols:
+            cols[k] = [np.empty(0)]
+    return pieces
+
+
+def build(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Device:
+    """The device rows of `trace`, with the window [w0, w1] (ns) applied to `inside` and `clipped`."""
+    import numpy as np
+
+    pieces = _pieces(trace, know)
+    cols = pieces.cols
 
     def pick(key: str, dtype: Any) -> Any:
         """The column in start order; the per-table pieces are let go as soon as they are joined."""
@@ -168,12 +187,13 @@ def build(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> Device:
     del duration
     c_end -= c_start
     return Device(
-        start=start, end=end, table=pick("table", np.int8), name=reorder(_codes(name_parts, name_index)),
+        start=start, end=end, table=pick("table", np.int8), name=reorder(_codes(pieces.names, name_index)),
         names=tuple(name_index), klass=pick("klass", np.int8), wait=pick("wait", bool),
-        track=reorder(_codes(tracks, track_index)), tracks=tuple(track_index), correlation=pick("corr", np.int64),
-        occupancy=pick("occ", float), blocks=pick("blocks", float), bytes=pick("bytes", float),
-        direction=reorder(_directions(directions, direction_index)), directions=tuple(direction_index),
-        pageable=pick("pageable", float), inside=inside, clipped=ordered(c_start, c_end), skipped=skipped)
+        track=reorder(_codes(pieces.tracks, track_index)), tracks=tuple(track_index),
+        correlation=pick("corr", np.int64), occupancy=pick("occ", float), blocks=pick("blocks", float),
+        bytes=pick("bytes", float), direction=reorder(_directions(pieces.directions, direction_index)),
+        directions=tuple(direction_index), pageable=pick("pageable", float), inside=inside,
+        clipped=ordered(c_start, c_end), skipped=pieces.skipped)
 
 
 def _directions(parts: list[tuple[Any, Any]], index: dict[str, int]) -> Any:

@@ -6,12 +6,14 @@ A trace without device events (CPU-only) has its device metrics unavailable (Non
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.core.model import Hardware
-from advisor.core.trace import DMA_SIZE_EDGES, EngineBusy, Gap, TraceSummary
-from advisor.metrics.intervals import gaps, segments, timeline, usable
+from advisor.core.trace import TraceSummary
+from advisor.metrics.intervals import segments, usable
+from advisor.metrics.trace_summary import GapRule, Group, Measured, Span, build_summary
 from advisor.profilers.torch import tables as T
 from advisor.profilers.torch.breakdowns import idle_breakdown, kernel_classes, streams, top_kernels
 from advisor.profilers.torch.classes import Knowledge, knowledge
@@ -31,8 +33,6 @@ from advisor.profilers.torch.owners import host_pace, loader_free_steps, owned_i
 from advisor.profilers.torch.pace import pace_breakdown
 from advisor.profilers.torch.window import Window, share, step_metrics, steps_breakdown, window
 
-NS = 1e-9
-TIMELINE_BINS = 60
 ENGINES = (("compute", "Compute", True), ("communication", "Communication", False),
            ("memory", "Memory ops", False))  # the report's engines: key, title, counted as compute
 # Metrics only a device can give: None on a CPU-only trace
@@ -124,30 +124,42 @@ def summarize(trace: EventTrace, total_time: float | None = None,
               hardware: Hardware | None = None) -> tuple[TraceSummary, dict[str, float | None]]:
     """The trace summary for the report, and the event-derived metrics (machine units) for the rules; `hardware`
     (the device's peaks, data/hardware.yaml or --hardware) bounds each operator by its roofline (operators.py)."""
-    import numpy as np
-
     know = knowledge()
     w = window(trace, know)
-    w0, w1, length = w.start, w.end, w.length
     events, skipped = _counts(trace)
-    m: dict[str, float | None] = {"total_time": length * NS, "trace_span": (w.span_end - w.span_start) * NS}
+    m: dict[str, float | None] = {"total_time": w.length * NS, "trace_span": (w.span_end - w.span_start) * NS}
     m.update(step_metrics(w))
     m.update(_meta(trace))
     m["event_coverage"] = trace.extra.get("event_coverage")
-    loader = loader_segments(trace, know, w0, w1)
-    m.update(dataloader_metrics(loader, length))
-    dev = build(trace, know, w0, w1)
+    loader = loader_segments(trace, know, w.start, w.end)
+    m.update(dataloader_metrics(loader, w.length))
+    dev = build(trace, know, w.start, w.end)
+    measured = Measured(events=events, span=Span(w.length, w.start), warnings=_warnings(trace, w), skipped=skipped,
+                        last_event_end=w.span_end)
     if not len(dev):
+        return _host_only(trace, know, w, measured, m)
+    summary = _device(trace, know, w, dev, loader, hardware, measured, m)
+    if trace.extra.get("filtered"):  # a sampled trace: its gaps and unions are not the run's; kernel shares still are
         m.update(dict.fromkeys(DEVICE_METRICS))
-        m.update(loader_free_steps(w, None))
-        m.update(collectives(trace, know, None, None, w0, w1))
-        summary = TraceSummary(
-            events=events, span=length * NS, engines=(), busy_union=None, dma_size_edges=DMA_SIZE_EDGES,
-            dma_size_counts=(0,) * (len(DMA_SIZE_EDGES) - 1), timeline_edges=(), timeline={}, gaps=(),
-            warnings=_warnings(trace, w), skipped=skipped, last_event_end=w.span_end * NS,
-            breakdowns=(steps_breakdown(w, None, np.empty(0)),) if w.from_steps else ())
-        return summary, m
+    return summary, m
 
+
+def _host_only(trace: EventTrace, know: Knowledge, w: Window, measured: Measured,
+               m: dict[str, float | None]) -> tuple[TraceSummary, dict[str, float | None]]:
+    """A trace without device events (CPU-only): its device metrics unavailable, its steps still measured."""
+    import numpy as np
+
+    m.update(dict.fromkeys(DEVICE_METRICS))
+    m.update(loader_free_steps(w, None))
+    m.update(collectives(trace, know, None, None, w.start, w.end))
+    steps = (steps_breakdown(w, None, np.empty(0)),) if w.from_steps else ()
+    return build_summary(replace(measured, breakdowns=steps)), m
+
+
+def _device(trace: EventTrace, know: Knowledge, w: Window, dev: Device, loader: Any, hardware: Hardware | None,
+            measured: Measured, m: dict[str, float | None]) -> TraceSummary:
+    """The device's figures into `m`, and the summary the report draws."""
+    w0, w1, length = w.start, w.end, w.length
     work = ~dev.wait
     compute, comm, memory = masks(dev, know)
     busy = dev.union(work)
@@ -188,35 +200,27 @@ def summarize(trace: EventTrace, total_time: float | None = None,
               kernel_classes(dev, know, in_work), top_kernels(dev, know, in_work),
               idle_breakdown(idle.time, length), pace_breakdown(pace, length), streams(dev, work, longest),
               *operator_breakdowns(found, hardware))
-    groups = {"compute": compute, "communication": comm, "memory": memory}
-    engines = []
+    return build_summary(replace(
+        measured, breakdowns=tables, facts=_facts(trace, know, pace, w0, w1), busy_union=m["device_busy"],
+        dma_busy=m["memory_op_time"], compute_busy=m["compute_time"], dma_exposed=m["memory_op_exposed"],
+        **_drawn(dev, {"compute": compute, "communication": comm, "memory": memory}, clipped_work, w0)))
+
+
+def _drawn(dev: Device, groups: dict[str, Any], clipped_work: tuple[Any, Any], w0: float) -> dict[str, Any]:
+    """What the summary draws of the device: the engines (busy: the union of their events), their rows over the
+    window (clipped to it, from its start), the merged work for the idle gaps and the copies' sizes."""
+    import numpy as np
+
+    engines, rows = [], {}
     for key, title, is_compute in ENGINES:
-        rows = groups[key] & dev.inside
-        if rows.any():
-            used = tuple(dev.tracks[i] for i in np.unique(dev.track[rows]).tolist())
-            engines.append(EngineBusy(key, title, used, dev.union(groups[key]) * NS, is_compute))
-    engines.sort(key=lambda e: -e.busy)
-    rows_by_title = {title: (dev.clipped.start[groups[key] & dev.inside] - w0,
-                             dev.clipped_duration()[groups[key] & dev.inside])
-                     for key, title, _ in ENGINES if (groups[key] & dev.inside).any()}
-    edges, shares = timeline(rows_by_title, length, TIMELINE_BINS) if length > 0 else ((), {})
-    merged = segments(clipped_work[0] - w0, clipped_work[1])
-    lasting = merged[1] > merged[0]  # an instant's zero-length segment splits no gap
-    merged = merged[0][lasting], merged[1][lasting]
-    copies = memory & dev.inside & np.isfinite(dev.bytes)
-    counts, _ = np.histogram(dev.bytes[copies], bins=np.array(DMA_SIZE_EDGES, dtype=float))
-    summary = TraceSummary(
-        events=events, span=length * NS, engines=tuple(engines), busy_union=m["device_busy"],
-        dma_size_edges=DMA_SIZE_EDGES, dma_size_counts=tuple(int(c) for c in counts),
-        timeline_edges=tuple((e + w0) * NS for e in edges), timeline=shares,
-        gaps=tuple(Gap((a + w0) * NS, n * NS) for a, n in gaps(*merged, length)) if len(merged[0])
-        else ((Gap(w0 * NS, length * NS),) if length > 0 else ()),
-        warnings=_warnings(trace, w), dma_busy=m["memory_op_time"], compute_busy=m["compute_time"],
-        dma_exposed=m["memory_op_exposed"], skipped=skipped, last_event_end=w.span_end * NS,
-        breakdowns=tuple(b for b in tables if b is not None), facts=_facts(trace, know, pace, w0, w1))
-    if trace.extra.get("filtered"):  # a sampled trace: its gaps and unions are not the run's; kernel shares still are
-        m.update(dict.fromkeys(DEVICE_METRICS))
-    return summary, m
+        inside = groups[key] & dev.inside
+        if inside.any():
+            used = tuple(dev.tracks[i] for i in np.unique(dev.track[inside]).tolist())
+            engines.append(Group(key, title, used, is_compute, busy=dev.union(groups[key]) * NS))
+            rows[title] = (dev.clipped.start[inside] - w0, dev.clipped_duration()[inside])
+    copies = groups["memory"] & dev.inside & np.isfinite(dev.bytes)
+    return {"groups": engines, "timeline": rows, "busy_segments": segments(clipped_work[0] - w0, clipped_work[1]),
+            "gap_rule": GapRule(lasting_only=True, whole_span_when_idle=True), "transfer_sizes": dev.bytes[copies]}
 
 
 def _facts(trace: EventTrace, know: Any, pace: Any, w0: float, w1: float) -> dict[str, str]:

@@ -17,13 +17,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.metrics.intervals import concat, segments, usable
 from advisor.profilers.torch import tables as T
 from advisor.profilers.torch.classes import Knowledge, matching, named
 from advisor.profilers.torch.launches import SYNC_COPY
 
-NS = 1e-9
 MTIA_SYNC = re.compile(r"^synchronize(Stream|Event|Device)?$")  # MTIA's runtime (mtia_runtime) synchronisations
 
 
@@ -131,12 +130,14 @@ def blocking_stack(trace: EventTrace | None, know: Knowledge, w0: float, w1: flo
     outermost first ("## sparse_data_dist ## > aten::to > … > cudaMemcpyAsync"; profiler steps left out), or ""."""
     import numpy as np
 
-    a, b, rows = _copy_rows(trace) if trace is not None else (np.empty(0),) * 3
+    runtime = trace.table(T.RUNTIME) if trace is not None else None
+    if trace is None or runtime is None:  # no runtime calls: none blocks
+        return ""
+    a, b, rows = _copy_rows(trace)
     inside = (a < w1) & (b > w0)
     if not inside.any():
         return ""
     i = int(np.flatnonzero(inside)[np.argmax((b - a)[inside])])
-    runtime = trace.table(T.RUNTIME)
     threads = runtime.extra.get(T.THREAD)
     thread = int(np.asarray(threads)[rows[i]]) if threads is not None else None
     around = []

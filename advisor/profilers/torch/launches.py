@@ -14,13 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.metrics.intervals import usable
 from advisor.profilers.torch import tables as T
 from advisor.profilers.torch.classes import Knowledge, named
 from advisor.profilers.torch.device import Device
 
-NS = 1e-9
 SYNC_COPY = re.compile(r"^(cu|cuda|hip)Memcpy(?!.*Async)")  # returns when the copy is done (hipMemcpyWithStream too)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from advisor.core import units as fmt
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.core.model import Hardware
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.metrics.intervals import usable
@@ -26,7 +26,6 @@ from advisor.profilers.torch.device import Device
 from advisor.profilers.torch.launches import Links, Runtime
 from advisor.profilers.torch.work import Work, model, model_data
 
-NS = 1e-9
 TOP = 12  # operators named in the top-operators table and on the roofline chart
 OPERATOR_METRICS = ("op_tied_fraction", "op_modelled_fraction", "fp32_matmul_time", "fp32_matmul_tf32_roofline_time",
                     "softmax_time", *(f"{f.key}_{figure}" for f in model_data().families for figure in f.metrics))

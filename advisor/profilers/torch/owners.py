@@ -19,15 +19,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.metrics.intervals import covered, intersect
 from advisor.profilers.torch.classes import knowledge
 from advisor.profilers.torch.host import blocked_copy_starts, blocking_copies
 from advisor.profilers.torch.idle import HOST_WAIT, OTHER, Idle
 from advisor.profilers.torch.pace import Pace, attribute, pace_metrics, pace_segments, subtract
 from advisor.profilers.torch.window import Window, share, variation
-
-NS = 1e-9
 
 
 def _parts(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any]) -> tuple[Any, Any, Any, Any, Any]:
@@ -78,16 +76,16 @@ def owned_idle(idle: Idle, loader: tuple[Any, Any], syncs: tuple[Any, Any], w: W
     return m
 
 
-def copy_idle(idle: Idle | None, syncs: tuple[Any, Any] | tuple[()], w: Window,
+def copy_idle(idle: Idle | None, syncs: tuple[Any, Any] | None, w: Window,
               trace: EventTrace | None) -> dict[str, float | None]:
     """blocking_copy_count (calls starting in the window) and blocking_copy_time (s: the host blocked in copies), both
     outside synchronisations, and blocking_copy_idle (s: the "other" idle while it is), with their shares of the window,
-    read on `trace`; None without a device (`idle` None), for a filtered trace or without one."""
+    read on `trace`; None without a device (`idle` and `syncs` None), for a filtered trace or without one."""
     import numpy as np
 
     keys = ("blocking_copy_count", "blocking_copy_time", "blocking_copy_fraction", "blocking_copy_idle",
             "blocking_copy_idle_fraction")
-    if idle is None or trace is None or trace.extra.get("filtered"):
+    if idle is None or syncs is None or trace is None or trace.extra.get("filtered"):
         return dict.fromkeys(keys)
     copies, count = blocking_copies(trace, w.start, w.end, syncs)
     c_start, c_end = subtract(*copies, np.asarray(syncs[0], dtype=float), np.asarray(syncs[1], dtype=float))
@@ -114,7 +112,7 @@ def loader_free_steps(w: Window, loader_idle: tuple[Any, Any] | None) -> dict[st
         d = d - (covered(*loader_idle, w.step_end) - covered(*loader_idle, w.step_start))
     else:  # no device: nothing was idle, no launch queued anything, no copy blocked
         m.update(pace_metrics(None, w.length))
-        m.update(copy_idle(None, (), w, None))
+        m.update(copy_idle(None, None, w, None))
         m["launch_time_median"] = None
     cv = variation(d)
     if cv is None:

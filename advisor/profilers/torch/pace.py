@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.metrics.intervals import covered, intersect, segments, usable
 from advisor.profilers.torch import KIND
@@ -31,7 +31,6 @@ from advisor.profilers.torch import tables as T
 from advisor.profilers.torch.classes import Knowledge, named
 from advisor.profilers.torch.idle import HOST_WAIT, OTHER, Idle
 
-NS = 1e-9
 NAMED = 5  # CPU operators named (each with the annotation it runs in)
 
 
@@ -78,39 +77,68 @@ def pace_segments(idle: Idle, loader_idle: tuple[Any, Any], syncs: tuple[Any, An
     return subtract(*free, s_start[keep], owned_end[keep])
 
 
-def _ending_calls(trace: EventTrace, know: Knowledge, ends: Any, syncs: tuple[Any, Any]) -> tuple[Any, Any, Any, Any]:
-    """Per gap end (ns): the start and end of the runtime call that queued the device work starting there (the
-    earliest such call), its thread, and whether it is a launch call that does not block (NaN, NaN, -1, False
-    where no queued work starts there)."""
+@dataclass(frozen=True)
+class _EndingCalls:
+    """Per gap end: the runtime call that queued the device work starting there (the earliest such call)."""
+
+    start: Any  # float64 ns; NaN where no queued work starts there
+    end: Any  # float64 ns; NaN likewise
+    thread: Any  # int64; -1 likewise
+    launch: Any  # bool: a launch call that does not block
+
+
+@dataclass(frozen=True)
+class _Queued:
+    """Device rows starting at a gap end: their start, correlation id, and whether they copy pageable memory."""
+
+    start: Any
+    corr: Any
+    pageable: Any
+
+
+def _queued_at(trace: EventTrace, know: Knowledge, ends: Any) -> _Queued | None:
+    """The device rows (kernels that do not wait, copies, sets) starting at a gap end, with their correlation ids
+    (None: no device table has them)."""
     import numpy as np
 
-    n = len(ends)
-    call_start, call_end = np.full(n, np.nan), np.full(n, np.nan)
-    thread, launch = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=bool)
     rows_start, rows_corr, rows_pageable = [], [], []
     for key in T.DEVICE_TABLES:
         table = trace.table(key)
-        corr = table.extra.get(T.CORRELATION) if table is not None else None
-        if corr is None or not len(table):
+        if table is None or table.extra.get(T.CORRELATION) is None or not len(table):
             continue
         start, _, keep = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
         mine = np.isin(start, ends)
         if key == T.KERNEL:
             mine &= ~know.waits(tuple(table.name.names))[table.name.codes[keep]]
         rows_start.append(start[mine])
-        rows_corr.append(np.asarray(corr, dtype=np.int64)[keep][mine])
+        rows_corr.append(np.asarray(table.extra[T.CORRELATION], dtype=np.int64)[keep][mine])
         pageable = table.extra.get(T.PAGEABLE)
         rows_pageable.append(np.asarray(pageable, dtype=float)[keep][mine] == 1.0 if pageable is not None
                              else np.zeros(int(mine.sum()), dtype=bool))
+    if not rows_start:
+        return None
+    return _Queued(np.concatenate(rows_start), np.concatenate(rows_corr), np.concatenate(rows_pageable))
+
+
+def _ending_calls(trace: EventTrace, know: Knowledge, ends: Any, syncs: tuple[Any, Any]) -> _EndingCalls:
+    """Per gap end (ns): the start and end of the runtime call that queued the device work starting there (the
+    earliest such call), its thread, and whether it is a launch call that does not block (NaN, NaN, -1, False
+    where no queued work starts there)."""
+    import numpy as np
+
+    n = len(ends)  # no call yet at any gap end: filled in below where one is found
+    calls = _EndingCalls(np.full(n, np.nan), np.full(n, np.nan), np.full(n, -1, dtype=np.int64),
+                         np.zeros(n, dtype=bool))
+    queued = _queued_at(trace, know, ends)
     table = trace.table(T.RUNTIME)
-    if not rows_start or table is None or not len(table) or table.extra.get(T.CORRELATION) is None:
-        return call_start, call_end, thread, launch
-    r_start, r_corr, r_pageable = (np.concatenate(x) for x in (rows_start, rows_corr, rows_pageable))
+    if queued is None or table is None or not len(table) or table.extra.get(T.CORRELATION) is None:
+        return calls
+    r_start, r_corr, r_pageable = queued.start, queued.corr, queued.pageable
     start, duration, keep = usable(np.asarray(table.start, dtype=float), np.asarray(table.duration, dtype=float))
     corr = np.asarray(table.extra[T.CORRELATION], dtype=np.int64)[keep]
     wanted = np.flatnonzero(np.isin(corr, r_corr[r_corr >= 0]))
     if not len(wanted):
-        return call_start, call_end, thread, launch
+        return calls
     launch_of = named(tuple(table.name.names), know.launches)[table.name.codes[keep][wanted]]
     order = np.lexsort((~launch_of, corr[wanted]))  # by correlation, a launch call first (as launches.link)
     rows, launch_of = wanted[order], launch_of[order]
@@ -121,14 +149,9 @@ def _ending_calls(trace: EventTrace, know: Knowledge, ends: Any, syncs: tuple[An
     threads = table.extra.get(T.THREAD)
     threads = np.asarray(threads, dtype=np.int64)[keep] if threads is not None else np.zeros(len(start), np.int64)
     c_start, c_end, c_thread = start[source], start[source] + duration[source], threads[source]
-    s_start, s_end = (np.asarray(x, dtype=float) for x in syncs)
-    episode = np.searchsorted(s_start, c_start, side="right") - 1
-    in_sync = np.zeros(len(source), dtype=bool)
-    if len(s_start):
-        in_sync = (episode >= 0) & (c_start < s_end[np.maximum(episode, 0)])
-    c_launch = by_launch & ~r_pageable & ~in_sync
+    c_launch = by_launch & ~r_pageable & ~_in_sync(c_start, syncs)
     if not len(r_start):
-        return call_start, call_end, thread, launch
+        return calls
     first = np.lexsort((c_start, r_start))  # per gap end, the earliest call
     r_sorted = r_start[first]
     unique = np.flatnonzero(np.r_[True, r_sorted[1:] != r_sorted[:-1]])
@@ -136,9 +159,20 @@ def _ending_calls(trace: EventTrace, know: Knowledge, ends: Any, syncs: tuple[An
     at = np.minimum(np.searchsorted(u_start, ends), len(u_start) - 1)
     found = u_start[at] == ends
     chosen = pick[at[found]]
-    call_start[found], call_end[found] = c_start[chosen], c_end[chosen]
-    thread[found], launch[found] = c_thread[chosen], c_launch[chosen]
-    return call_start, call_end, thread, launch
+    calls.start[found], calls.end[found] = c_start[chosen], c_end[chosen]
+    calls.thread[found], calls.launch[found] = c_thread[chosen], c_launch[chosen]
+    return calls
+
+
+def _in_sync(c_start: Any, syncs: tuple[Any, Any]) -> Any:
+    """Which calls (by start) begin inside a synchronisation episode (`syncs`: their starts and ends, sorted)."""
+    import numpy as np
+
+    s_start, s_end = (np.asarray(x, dtype=float) for x in syncs)
+    if not len(s_start):
+        return np.zeros(len(c_start), dtype=bool)
+    episode = np.searchsorted(s_start, c_start, side="right") - 1
+    return (episode >= 0) & (c_start < s_end[np.maximum(episode, 0)])
 
 
 def _launch_thread(trace: EventTrace, know: Knowledge, w0: float, w1: float) -> int:
@@ -184,7 +218,8 @@ def _context(trace: EventTrace, know: Knowledge, thread: int, start: float, end:
     """The innermost annotation on `thread` around [start, end) that is not a profiler step, or "" (annotations
     are few: a loop over those on the thread)."""
     a_start, a_end, code = _host_rows(trace, T.ANNOTATION, thread, w0, w1)
-    names = trace.table(T.ANNOTATION).name.names if len(code) else ()
+    table = trace.table(T.ANNOTATION)
+    names = table.name.names if table is not None and len(code) else ()
     best = ""
     for s, e, c in zip(a_start.tolist(), a_end.tolist(), code.tolist(), strict=True):
         if s <= start and e >= end and not know.step.match(names[c]):
@@ -199,19 +234,19 @@ def attribute(trace: EventTrace, know: Knowledge, idle: Idle, pace: tuple[Any, A
     import numpy as np
 
     ends = idle.gap_end
-    c_start, c_end, c_thread, c_launch = _ending_calls(trace, know, ends, syncs)
-    other = (idle.gap_category == OTHER) & c_launch
-    inside = np.minimum(ends[other], c_end[other]) - np.maximum(idle.gap_start[other], c_start[other])
+    ending = _ending_calls(trace, know, ends, syncs)
+    other = (idle.gap_category == OTHER) & ending.launch
+    inside = np.minimum(ends[other], ending.end[other]) - np.maximum(idle.gap_start[other], ending.start[other])
     call = float(np.maximum(inside, 0.0).sum())
 
     p_start, p_end = pace
     gap = np.maximum(np.searchsorted(idle.gap_start, p_start, side="right") - 1, 0)
     fallback = _launch_thread(trace, know, w0, w1)
-    thread = np.where(c_thread[gap] >= 0, c_thread[gap], fallback) if len(gap) else np.empty(0, dtype=np.int64)
-    ops = trace.table(T.CPU_OP)
+    thread = np.where(ending.thread[gap] >= 0, ending.thread[gap], fallback) if len(gap) else np.empty(0, np.int64)
+    ops, runtime = trace.table(T.CPU_OP), trace.table(T.RUNTIME)
     names = tuple(ops.name.names) if ops is not None else ()
     cpu_by_name, untraced = np.zeros(len(names)), 0.0
-    runtime_names = tuple(trace.table(T.RUNTIME).name.names) if trace.table(T.RUNTIME) is not None else ()
+    runtime_names = tuple(runtime.name.names) if runtime is not None else ()
     quiet = np.zeros(len(runtime_names))  # per runtime call name: idle in calls outside operators that queue nothing
     largest = np.full(len(names), -1.0)  # per name, its largest instance's time, where and on which thread
     where = np.zeros((len(names), 3))
@@ -224,8 +259,7 @@ def attribute(trace: EventTrace, know: Knowledge, idle: Idle, pace: tuple[Any, A
         l_start, l_end, l_code = _host_rows(trace, T.RUNTIME, t, w0, w1)
         untraced += _untraced(seg_start, seg_end, np.r_[o_start, l_start], np.r_[o_end, l_end],
                               know.untraced_host_work, w0, w1)
-        runtime = trace.table(T.RUNTIME)
-        is_launch = named(tuple(runtime.name.names), know.launches)[l_code] if len(l_start) else np.zeros(0, bool)
+        is_launch = named(runtime_names, know.launches)[l_code] if len(l_start) else np.zeros(0, bool)
         calls = (l_start[~is_launch], l_end[~is_launch], l_code[~is_launch])
         l_start = np.sort(l_start[is_launch])
         launches = np.searchsorted(l_start, o_end, side="left") - np.searchsorted(l_start, o_start, side="left")
@@ -233,10 +267,10 @@ def attribute(trace: EventTrace, know: Knowledge, idle: Idle, pace: tuple[Any, A
             quiet += _quiet_calls(seg_start, seg_end, o_start[launches == 0], o_end[launches == 0], *calls,
                                   len(quiet))
         time = covered(seg_start, seg_end, o_end) - covered(seg_start, seg_end, o_start)
-        cpu = np.flatnonzero((launches == 0) & (time > 0))
-        cpu_by_name += np.bincount(o_code[cpu], weights=time[cpu], minlength=len(names))
-        if len(cpu):  # per name, its instance with the most idle time (the last of each name by time)
-            order = cpu[np.lexsort((time[cpu], o_code[cpu]))]
+        cpu_rows = np.flatnonzero((launches == 0) & (time > 0))
+        cpu_by_name += np.bincount(o_code[cpu_rows], weights=time[cpu_rows], minlength=len(names))
+        if len(cpu_rows):  # per name, its instance with the most idle time (the last of each name by time)
+            order = cpu_rows[np.lexsort((time[cpu_rows], o_code[cpu_rows]))]
             last = order[np.r_[o_code[order][1:] != o_code[order][:-1], True]]
             better = time[last] > largest[o_code[last]]
             last = last[better]

@@ -16,14 +16,13 @@ from functools import cache
 from typing import Any
 
 from advisor.core import units as fmt
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.core.trace import Breakdown, kind_breakdown
 from advisor.metrics.intervals import covered, usable
 from advisor.profilers.torch import KIND
 from advisor.profilers.torch import tables as T
 from advisor.profilers.torch.classes import Knowledge, named
 
-NS = 1e-9
 STEP_COLUMNS = ("duration", "busy_fraction", "idle", "kernels")
 MIN_STEPS_FOR_SPREAD = 3  # spread and warm-up need the first step plus at least two others
 

@@ -14,7 +14,7 @@ from tests_support import SAMPLES
 
 from advisor.metrics import grouped
 from advisor.metrics.grouped import ordered, segments
-from advisor.profilers.rbln import events, slices
+from advisor.profilers.rbln import busy, events, slices
 from advisor.profilers.rbln.adapters import load_trace
 
 
@@ -142,8 +142,8 @@ def test_host_split_over_host_edges_only_is_the_split_over_all_edges():
     from advisor.metrics.intervals import segments as merge
 
     def every_edge(s, host, dev, qs, qe):  # the computation over every edge, as it was
-        h_start, h_end = events._merged(s, host)
-        d_start, d_end = events._merged(s, dev)
+        h_start, h_end = busy.merged(s, host)
+        d_start, d_end = busy.merged(s, dev)
         q_start, q_end = merge(qs, qe - qs)
         edges = np.unique(np.concatenate([h_start, h_end, d_start, d_end, q_start, q_end]))
         left, width = edges[:-1], np.diff(edges)

@@ -171,7 +171,7 @@ def test_a_report_without_a_trace_summary_still_renders():
 
 def test_a_rank_folder_gets_a_temporal_breakdown_per_rank_and_a_ranks_section():
     def row(name, window, compute, other, idle, analysed=False):
-        titles = {c["title"]: c["metrics"][0] for c in torch_report.layout()["overview"]["columns"]}
+        titles = {c["title"]: c["metrics"][0] for c in KIND.data("report.yaml")["overview"]["columns"]}
         values = {"total_time": window, "compute_fraction": compute, "non_compute_fraction": other,
                   "device_idle_fraction": idle}
         columns = tuple(OverviewColumn(t, values.get(m), "fraction" if m != "total_time" else "s")

@@ -150,7 +150,26 @@ def _finish(rule: _Rule | None, launch: Launch) -> None:
     launch.rules.append(vendor_finding("", rule.section, rule.type, message, scope, speedup))
 
 
+def _table_line(line: str, table: _Table, state: str, section: str, launch: Launch) -> str:
+    """One line of a metrics table (`state` head or rows): its header line names the value column, a dashed
+    line opens or closes the rows, a row is added to the launch. The state after the line."""
+    if state == "head" and not table.headed and _cells(line, table.spans)[0] == "Metric Name":
+        table.headed = True
+        cells = _cells(line, table.spans)
+        table.value = next((i for i, c in enumerate(cells) if c in _VALUE_COLUMNS), len(cells) - 1)
+    elif _DASHES.match(line):  # under the header line it opens the rows; after rows it closes them
+        return "rows" if state == "head" and table.headed else "rules"
+    elif line.strip():  # older --metrics tables have no header line: rows follow the first rule
+        cells = _cells(line, table.spans)
+        if len(cells) >= 3 and cells[0]:
+            launch.rows.append(Row(section, cells[0], cells[1], cells[table.value]))
+        return "rows"
+    return state
+
+
 def parse(text: str, where: str) -> list[Launch]:
+    """The launches of ncu's text output (`ncu` without --csv), line by line: a launch header opens a launch,
+    `Section:` lines its sections, whose metrics tables give its rows and rule blocks its vendor findings."""
     launches: list[Launch] = []
     process: dict[str, str] = {}
     launch: Launch | None = None
@@ -183,17 +202,7 @@ def parse(text: str, where: str) -> list[Launch]:
             rule, section, table, state = None, found.group(1).rstrip(), None, "section"
             continue
         if state in ("head", "rows") and table is not None:
-            if state == "head" and not table.headed and _cells(line, table.spans)[0] == "Metric Name":
-                table.headed = True
-                cells = _cells(line, table.spans)
-                table.value = next((i for i, c in enumerate(cells) if c in _VALUE_COLUMNS), len(cells) - 1)
-            elif _DASHES.match(line):  # under the header line it opens the rows; after rows it closes them
-                state = "rows" if state == "head" and table.headed else "rules"
-            elif line.strip():  # older --metrics tables have no header line: rows follow the first rule
-                state = "rows"
-                cells = _cells(line, table.spans)
-                if len(cells) >= 3 and cells[0]:
-                    launch.rows.append(Row(section, cells[0], cells[1], cells[table.value]))
+            state = _table_line(line, table, state, section, launch)
             continue
         # between tables: rule blocks, separators between two rules, or another table's first rule
         if found := _RULE_START.match(line):

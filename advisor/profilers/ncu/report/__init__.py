@@ -11,6 +11,7 @@ from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis
+from advisor.profilers.ncu import KIND
 from advisor.profilers.ncu.report.common import (
     _SENTENCE_END,
     NO_VALUE,
@@ -19,7 +20,6 @@ from advisor.profilers.ncu.report.common import (
     _shape,
     _source,
     _value_rows,
-    layout,
 )
 from advisor.profilers.ncu.report.common import _metric as _metric  # the tests read these through the package
 from advisor.profilers.ncu.report.common import short_signature as short_signature
@@ -38,7 +38,7 @@ def _bound(view: View) -> tuple[str, str] | None:
     """(bound, explanation): the speed-of-light finding that fired (report.yaml `bounds`), with the
     two percentages it was decided on."""
     fired = {f.name: f for f in view.analysis.findings}
-    for rule, word, clause in layout()["bounds"]:
+    for rule, word, clause in KIND.data("report.yaml")["bounds"]:
         finding = fired.get(rule)
         if finding is not None:
             params = {name: fmt.value(p.value, p.unit) for name, p in finding.params.items()}
@@ -48,13 +48,13 @@ def _bound(view: View) -> tuple[str, str] | None:
 
 
 def _dominant_memory_unit(view: View) -> dict[str, Any] | None:
-    units = [r for r in layout()["throughput"] if r.get("memory") and _has(view, r["metric"])]
+    units = [r for r in KIND.data("report.yaml")["throughput"] if r.get("memory") and _has(view, r["metric"])]
     return max(units, key=lambda r: view.raw(r["metric"]) or 0.0) if units else None
 
 
 def _speed_of_light(view: View) -> Section | None:
-    rows_spec = layout()["throughput"]
-    issue_names = [name for name, _ in layout()["issue"]]
+    rows_spec = KIND.data("report.yaml")["throughput"]
+    issue_names = [name for name, _ in KIND.data("report.yaml")["issue"]]
     stalls = _stalls(view)
     if not _any(view, [r["metric"] for r in rows_spec]) and not _any(view, issue_names) and not stalls:
         return None
@@ -83,7 +83,7 @@ def _speed_of_light(view: View) -> Section | None:
     if _any(view, issue_names):
         if _issue_sentence(view):
             blocks.append(Paragraph(_issue_sentence(view)))
-        blocks.append(Table(("Issue slots", "Value", "Source"), _value_rows(view, layout()["issue"]),
+        blocks.append(Table(("Issue slots", "Value", "Source"), _value_rows(view, KIND.data("report.yaml")["issue"]),
                             align=("left", "right", "left")))
     if stalls:
         blocks.append(Paragraph(
@@ -119,7 +119,12 @@ def _stalls(view: View) -> list[tuple[str, str, str]]:
     shares = {n[: -len("_share")] for n in metrics if n.startswith("stall_") and n.endswith("_share")
               and metrics[n].value is not None}
     reasons += [n for n in shares if n not in reasons]
-    reasons.sort(key=lambda n: -(view.raw(n) if view.raw(n) is not None else view.raw(n + "_share") or 0.0))
+
+    def stalled(n: str) -> float:  # cycles per issued instruction, else the share
+        own = view.raw(n)
+        return own if own is not None else view.raw(n + "_share") or 0.0
+
+    reasons.sort(key=lambda n: -stalled(n))
     return [(escape(n[len("stall_"):].replace("_", " ")), view.show(n) if n in metrics else fmt.UNAVAILABLE,
              view.show(n + "_share") if n + "_share" in metrics else fmt.UNAVAILABLE) for n in reasons]
 
@@ -240,13 +245,14 @@ def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     device = info.get("device")
     rows.append(("Device", escape(info["device_name"]) if info.get("device_name") else
                  f"device {escape(device)} (its model is not in this export)" if device else fmt.UNAVAILABLE))
-    rows += [(label, escape(info[key]) if info.get(key) else fmt.UNAVAILABLE) for key, label in layout()["setup"]]
+    rows += [(label, escape(info[key]) if info.get(key) else fmt.UNAVAILABLE)
+             for key, label in KIND.data("report.yaml")["setup"]]
     if info.get("process_name"):
         host = f" on {escape(info['host_name'])}" if info.get("host_name") else ""
         rows.append(("Process", escape(info["process_name"]) + host))
     if info.get("profiler_version"):  # most exports do not say
         rows.append(("Profiler", escape(info["profiler_version"])))
-    export = (layout().get("exports") or {}).get(analysis.source.format)
+    export = (KIND.data("report.yaml").get("exports") or {}).get(analysis.source.format)
     if export:
         rows.append(("Export", export))
     return rows
@@ -284,7 +290,7 @@ def hardware_rows(analysis: Analysis) -> list[tuple[str, str]]:
             ("SM frequency", view.show("sm_frequency")),
             ("DRAM frequency", view.show("dram_frequency"))]
     hw = analysis.hardware
-    for name, label, key in layout()["device_limits"]:
+    for name, label, key in KIND.data("report.yaml")["device_limits"]:
         if not _has(view, name) and hw and hw.values.get(key) is not None:  # the pack did not derive it
             shown = fmt.value(hw.values[key], hw.units.get(key, "")) + f" (hardware table: {escape(hw.name)})"
         else:

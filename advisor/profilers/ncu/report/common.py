@@ -1,14 +1,11 @@
-"""What every Nsight Compute report section shares: the layout from data/report.yaml, small value helpers and
-the shortened kernel signature."""
+"""What every Nsight Compute report section shares: small value helpers and the shortened kernel signature."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from advisor.core import units as fmt
 from advisor.core.model import Analysis, Metric
-from advisor.profilers.ncu import KIND
 from advisor.report.document import Table, escape
 from advisor.report.view import View
 
@@ -16,10 +13,6 @@ NO_VALUE = "—"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 _SIGNATURE_LIMIT = 110  # characters of a kernel signature shown in the setup table
 _TEMPLATE_LIMIT = 24  # template argument lists longer than this are shown as <…>
-
-
-def layout() -> dict[str, Any]:
-    return KIND.data("report.yaml")
 
 
 # --- small helpers --------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.core import units as fmt
-from advisor.profilers.ncu.report.common import NO_VALUE, _any, _has, _metric, _value_rows, layout
+from advisor.profilers.ncu import KIND
+from advisor.profilers.ncu.report.common import NO_VALUE, _any, _has, _metric, _value_rows
 from advisor.report.document import Paragraph, Section, Table, code, escape
 from advisor.report.view import View
 
@@ -49,7 +50,7 @@ def _limit_value(view: View, name: str) -> float | None:
 
 def limiters(view: View) -> tuple[list[str], float | None]:
     """The block limits that bind (the smallest; ties all named), and that number of blocks."""
-    limits = [(label, _limit_value(view, name)) for name, label, _ in layout()["block_limits"]]
+    limits = [(label, _limit_value(view, name)) for name, label, _ in KIND.data("report.yaml")["block_limits"]]
     known = [(label, v) for label, v in limits if v is not None]
     if all(label == "SM" for label, _ in known):  # the SM's limit is the hardware's, not the launch's: alone it
         return [], None  # says nothing of this launch (a failed one has no launch figures; issue 23)
@@ -69,9 +70,9 @@ def _limiter_text(view: View) -> str:
 
 
 def _occupancy(view: View) -> Section | None:
-    limit_names = [name for name, _, _ in layout()["block_limits"]]
-    occ_names = [name for name, _ in layout()["occupancy"]]
-    wave_names = [name for name, _ in layout()["waves"]]
+    limit_names = [name for name, _, _ in KIND.data("report.yaml")["block_limits"]]
+    occ_names = [name for name, _ in KIND.data("report.yaml")["occupancy"]]
+    wave_names = [name for name, _ in KIND.data("report.yaml")["waves"]]
     if not _any(view, limit_names + occ_names + wave_names) and not any(
             (m := _metric(view, n)) is not None and m.check is not None for n in limit_names):
         return None
@@ -81,7 +82,7 @@ def _occupancy(view: View) -> Section | None:
         blocks.append(Paragraph(sentence))
     names, _ = limiters(view)
     rows = []
-    for name, label, basis in layout()["block_limits"]:
+    for name, label, basis in KIND.data("report.yaml")["block_limits"]:
         ncu, ours, agreement = _checked(view, name)
         shown = f"**{escape(label)}** (smallest)" if label in names else escape(label)
         rows.append((shown, ncu, ours, agreement, escape(basis)))
@@ -89,7 +90,7 @@ def _occupancy(view: View) -> Section | None:
                         tuple(rows), align=("left", "right", "right", "left", "left"),
                         caption="Blocks per SM each resource allows; the smallest binds"))
     occupancy_rows = []
-    for name, label in layout()["occupancy"]:
+    for name, label in KIND.data("report.yaml")["occupancy"]:
         ncu, ours, agreement = _checked(view, name)
         occupancy_rows.append((escape(label), ncu, ours, agreement))
     if _any(view, occ_names) or any(r[2] != fmt.UNAVAILABLE for r in occupancy_rows):
@@ -98,7 +99,7 @@ def _occupancy(view: View) -> Section | None:
     if _any(view, wave_names):
         if _has(view, "waves_per_sm"):
             blocks.append(Paragraph(_waves_sentence(view)))
-        blocks.append(Table(("Launch", "Value", "Source"), _value_rows(view, layout()["waves"]),
+        blocks.append(Table(("Launch", "Value", "Source"), _value_rows(view, KIND.data("report.yaml")["waves"]),
                             align=("left", "right", "left")))
     return Section("Occupancy", tuple(blocks), "occupancy")
 

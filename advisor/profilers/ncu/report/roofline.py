@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from advisor.core import units as fmt
-from advisor.profilers.ncu.report.common import _any, _has, _metric, _value_table, layout
+from advisor.profilers.ncu import KIND
+from advisor.profilers.ncu.report.common import _any, _has, _metric, _value_table
 from advisor.report.document import Paragraph, Section, Table
 from advisor.report.trace_blocks import roofline_chart, roofline_placement
 from advisor.report.view import View
@@ -14,9 +15,9 @@ from advisor.report.view import View
 
 
 def _roofline(view: View) -> Section | None:
-    precisions = layout()["precisions"]
+    precisions = KIND.data("report.yaml")["precisions"]
     flop_names = [p[k] for p in precisions for k in ("flops", "rate", "peak", "fraction")]
-    memory = layout()["roofline_memory"]
+    memory = KIND.data("report.yaml")["roofline_memory"]
     if not _any(view, flop_names + [name for name, _ in memory]):
         return None
     blocks: list[Any] = [Paragraph(_roofline_sentence(view))]
@@ -46,7 +47,7 @@ def _roofline(view: View) -> Section | None:
         blocks.append(table)
     chart = roofline_chart(view.raw("fp32_peak_flops"), view.raw("dram_peak_bandwidth"),
                            view.raw("arithmetic_intensity"), view.raw("fp32_flops_rate"),
-                           layout()["blocks"]["roofline"])
+                           KIND.data("report.yaml")["blocks"]["roofline"])
     if chart:
         blocks.append(chart)
     return Section("Roofline", tuple(blocks), "roofline")
@@ -64,7 +65,7 @@ def _tensor_work(view: View) -> bool:
 def _roofline_sentence(view: View) -> str:
     ai, ridge = view.raw("arithmetic_intensity"), view.raw("ridge_point")
     placed = roofline_placement(ai, ridge, view.show("arithmetic_intensity"), view.show("ridge_point"),
-                                layout()["blocks"]["roofline"])
+                                KIND.data("report.yaml")["blocks"]["roofline"])
     if placed:
         return placed
     if ai is not None:
@@ -84,7 +85,8 @@ def _roofline_sentence(view: View) -> str:
 
 
 def _memory(view: View) -> Section | None:
-    tables = [t for spec in layout()["memory_tables"] if (t := _value_table(view, spec["rows"], spec["caption"]))]
+    tables = [t for spec in KIND.data("report.yaml")["memory_tables"]
+              if (t := _value_table(view, spec["rows"], spec["caption"]))]
     if not tables:
         return None
     blocks: list[Any] = []

@@ -15,7 +15,7 @@ from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace
 from advisor.core.model import Profile, SourceInfo
 from advisor.core.units import bytes_
-from advisor.inputs.limits import TextLimits
+from advisor.inputs.limits import TextLimits, whole_trace_limit
 from advisor.inputs.text import decode, decode_head, open_regular, read_bytes, require_regular_file, size_refusal
 from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
 from advisor.kinds.conventions import conventions, has_profile_metrics, has_usable_metric, no_usable_metric, normalise
@@ -86,7 +86,6 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
     where = str(path)
     limits = TextLimits.for_memory(options.max_memory)
     converted_with = None
-    conv = conventions(KIND)
     if options.option("trace") and not ntff.sniff_name(path):
         raise AdvisorError(where, "--trace converts an .ntff capture; this input is read as it is (a summary has "
                                   "no events: capture the full trace with `neuron-profile view … --output-format "
@@ -104,7 +103,8 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         streamed = _stream_if_large(path, options)
         if streamed is not None:
             return [streamed]
-        data = read_bytes(path, max(limits.max_bytes, options.max_memory // 2), "size limit for a trace read whole")
+        data = read_bytes(path, max(limits.max_bytes, whole_trace_limit(options.max_memory)),
+                          "size limit for a trace read whole")
         if not data.strip():
             raise AdvisorError(where, "file is empty")
         if legacy_json.sniff(data[:legacy_json.SNIFF_BYTES]):
@@ -117,9 +117,16 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         if text is None:
             raise AdvisorError(where, "binary data, not a Neuron summary (an .ntff capture needs the .ntff extension)")
         fmt, shape, entries = _parse_text(text, where, limits)
+    return _summary_profiles(entries, SourceInfo(path=where, format=fmt, shape=shape, converted_with=converted_with))
 
+
+def _summary_profiles(entries: list[tuple[str, dict[str, Any]]], file: SourceInfo) -> list[Profile]:
+    """A profile per summary entry with a usable Neuron metric, in file order (`file`: the source each names,
+    completed with its entry); none is an error, naming what the entries had instead."""
+    where, conv = file.path, conventions(KIND)
     check_entry_count(entries, where)
-    profiles, unusable = [], []
+    profiles: list[Profile] = []
+    unusable: list[dict[str, Any]] = []
     names = tuple(n for n, _ in entries) if len(entries) > 1 else ()  # one tuple shared: a copy each is quadratic
     for name, raw in entries:
         check_field_count(raw, where)
@@ -129,10 +136,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
         if not has_usable_metric(fields.values, conv):
             unusable.append(raw)  # names metrics but measures none ("fast", "n/a"): not a profile
             continue
-        source = SourceInfo(
-            path=where, format=fmt, shape=shape, entry=name if len(entries) > 1 else None,
-            entries=names, converted_with=converted_with,
-        )
+        source = replace(file, entry=name if len(entries) > 1 else None, entries=names)
         profiles.append(Profile(source=source, values=fields.values, info=fields.info, notes=fields.notes,
                                 units=fields.units, raw_names=fields.raw_names, kind=KIND.name))
     if not profiles and unusable:
@@ -146,7 +150,7 @@ def load_profiles(path: Path, options: LoadOptions | None = None) -> list[Profil
 def _stream_if_large(path: Path, options: LoadOptions) -> Profile | None:
     """A full trace larger than half the memory budget is streamed, never read whole."""
     try:
-        if not path.is_file() or path.stat().st_size <= options.max_memory // 2:
+        if not path.is_file() or path.stat().st_size <= whole_trace_limit(options.max_memory):
             return None
         with open_regular(path) as handle:
             head = handle.read(legacy_json.SNIFF_BYTES)

@@ -21,7 +21,7 @@ from advisor.core.errors import AdvisorError
 from advisor.core.events import EventTrace
 from advisor.inputs.json_events import Percent, array_columns, check_strings, columns, stream_columns
 from advisor.inputs.json_stream import Reader, members, skip, whole
-from advisor.inputs.limits import check_json_value, depth_refusal
+from advisor.inputs.limits import check_json_value, depth_refusal, member_limit
 from advisor.inputs.text import open_regular
 from advisor.kinds.base import Progress
 from advisor.profilers.neuron.adapters.columns import neuron_trace, tensor_decls
@@ -31,8 +31,6 @@ from advisor.profilers.neuron.tables import TensorDecl
 NAME = "neuron-json-trace"
 SNIFF_BYTES = 1 << 20
 WHOLE = ("summary", "metadata", "warnings", "neff_node")  # the members read whole (the events are streamed)
-WHOLE_SHARE = 16  # streamed, a member read whole may be this fraction of --max-memory (decoded: a few times it)
-WHOLE_FLOOR = 64 << 20  # … and never less (a neff_node of a large model is a few MiB)
 
 
 class _Instruction(msgspec.Struct, gc=False):
@@ -159,8 +157,8 @@ def stream(path: Path, max_memory: int, progress: Progress | None = None) -> Eve
     size = path.stat().st_size
     percent = Percent(progress, f"streaming {size / 2**20:,.0f} MiB")
     read: dict[str, Any] = {"instruction": _no_events(_Instruction), "dma": _no_events(_Dma)}
-    events = {"instruction": _Instruction, "dma": _Dma}
-    limit = max(max_memory // WHOLE_SHARE, WHOLE_FLOOR)
+    events: dict[str, type[msgspec.Struct]] = {"instruction": _Instruction, "dma": _Dma}
+    limit = member_limit(max_memory)
     try:
         with open_regular(path) as handle, collector_paused():
             reader = Reader(handle, limit, lambda at: percent(at, size))

@@ -14,10 +14,11 @@ _PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,79}$")  # a key shown as it is in
 MAX_SHOWN = 80
 
 
-class Repeated(dict):  # type: ignore[type-arg]
+class Repeated(dict[str, Any]):
     """The object (its last value for each key, as json builds it) and the first key it repeated."""
 
     __slots__ = ("key",)
+    key: str
 
 
 class RepeatTracker:

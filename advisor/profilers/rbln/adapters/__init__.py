@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING
 from advisor.core.errors import AdvisorError
 from advisor.core.model import Profile
 from advisor.inputs.folders import MAX_LISTED, listing
+from advisor.inputs.limits import DEFAULT_MAX_MEMORY
 from advisor.inputs.perfetto.arguments import Arguments
 from advisor.inputs.perfetto.packets import CORRUPT, Splitter
 from advisor.inputs.text import read_head
-from advisor.kinds.base import DEFAULT_MAX_MEMORY, DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
+from advisor.kinds.base import DEFAULT_MAX_RANKS, LoadOptions, check_rank_count
 from advisor.profilers.rbln.knowledge import slice_argument_keys
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def sniff(head: bytes) -> bool:
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TracePacket
 
     splitter = Splitter(head)
-    spans = []
+    spans: list[tuple[int, int]] = []  # (offset, length) of the first packets
     for span in splitter.packets():
         if len(spans) < SNIFF_PACKETS:
             spans.append(span)

@@ -1,6 +1,6 @@
 """Resolved slices to the event trace and profile the rest of advisor reads (the shared contract):
 one EventTable per category, times in ns from the first slice, names and tracks as codes numbered
-in order of first appearance (so the tables do not depend on how the file was split for decoding),
+in order of first appearance (codes.py: the tables do not depend on how the file was split for decoding),
 transfer bytes and cycles, device and chiplet labels, global slice ids, flow edges, and what could
 not be read as sentences in `warnings` and the profile's notes.
 
@@ -14,136 +14,29 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.events import Codes, EventTable, EventTrace, Kept, code_type, first_rows, int32_if_fits
+from advisor.core.events import NS, Codes, EventTable, EventTrace, Kept, int32_if_fits
 from advisor.core.model import Profile, SourceInfo
 from advisor.core.units import plural
 from advisor.inputs.perfetto.flows import flow_edges
-from advisor.inputs.perfetto.names import Names, NameTable
+from advisor.inputs.perfetto.names import NameTable
 from advisor.inputs.perfetto.reader import ReadResult
 from advisor.inputs.perfetto.resolve import Resolved
 from advisor.inputs.perfetto.rows import OPEN
 from advisor.profilers.rbln import knowledge
 from advisor.profilers.rbln.adapters import tracks as track_rules
+from advisor.profilers.rbln.adapters.codes import label_codes, name_codes
 from advisor.profilers.rbln.adapters.quality import ReadQuality, TrackInfo
 from advisor.profilers.rbln.heap import release_heap
 
 FORMAT, GZIP_FORMAT = "perfetto-pb", "perfetto-pb.gz"
-NS = 1e-9
 NAME_SAMPLE = 20_000  # names tested for the v0.12 prefixes: enough for the majority, cheap on any file
 V012, CLASSIC = "v0.12 (i/W prefixes)", "{seq}_{layer}_{cmd}"
-
-
-def _codes(values: Any, labels: list[str]) -> Codes:
-    """`values` (codes into `labels`) recoded in order of first appearance, equal labels merged."""
-    import numpy as np
-
-    n = len(values)
-    if not n:
-        return Codes(np.zeros(0, np.int32), ())
-    first = first_rows(values, len(labels))
-    used = np.flatnonzero(first < n)
-    order = used[np.argsort(first[used], kind="stable")]  # the values present, in order of first appearance
-    del first
-    texts = [labels[int(i)] for i in order]
-    merged, ordered = _merge(texts)
-    rank = np.zeros(len(labels), code_type(len(ordered)))
-    rank[order] = merged
-    return Codes(rank[values], ordered)  # as narrow as the labels allow (a few tracks: a byte a slice)
-
-
-def _names(raw: Any, table: NameTable) -> Codes:
-    """Slice names (raw codes into the reader's compressed table) as codes numbered in order of first
-    appearance into a `Names` over that same table: no str per name and no copy of the text (a trace can
-    hold millions of distinct names). Equal names get one code, the first one's. The common trace (every
-    name used, first used in table order, all distinct) costs one sort of the hashes and no index."""
-    import numpy as np
-
-    table.freeze()
-    n, count = len(raw), len(table)
-    first = first_rows(raw, count)  # each code's first slice
-    order = None  # raw codes slices use in order of first appearance; None: all of them, in table order
-    if not (bool((first < n).all()) and bool((first[1:] > first[:-1]).all())):
-        used = np.flatnonzero(first < n)  # raw codes slices use, ascending (= table order)
-        order = int32_if_fits(used[np.argsort(first[used], kind="stable")])  # ... in order of first appearance
-        del used
-    del first
-    hashes = table.hashes()
-    if order is not None:
-        hashes = hashes[order]
-    same = _first_equal(hashes, table.text if order is None else lambda i: table.text(int(order[i])))
-    del hashes
-    if same is None and order is None:  # the codes are the raw codes
-        return Codes(raw, Names(table))
-    merged, keep = _ranks(same, count if order is None else len(order))
-    if order is None:
-        codes = merged[raw]
-        index = keep
-    else:
-        rank = np.zeros(count, dtype=np.int32)
-        rank[order] = merged
-        del merged
-        codes = rank[raw]
-        index = order if keep is None else order[keep]
-    return Codes(codes, Names(table, None if index is None else int32_if_fits(index)))
-
-
-def _first_equal(hashes: Any, key: Callable[[int], Hashable]) -> Any:
-    """For each item, the index of the first item equal to it (key(i) is its value); None when all
-    are distinct. By hash: all distinct (the common case: a command name carries its sequence number)
-    costs one sort of the hashes; equal hashes are checked for equal values, and a dict is used only on
-    a true collision."""
-    import numpy as np
-
-    count = len(hashes)
-    ordered = np.sort(hashes)
-    distinct = not bool((ordered[1:] == ordered[:-1]).any())
-    del ordered
-    if distinct:
-        return None
-    index = np.arange(count)
-    order = np.argsort(hashes, kind="stable")
-    hashes = hashes[order]
-    same = np.flatnonzero(hashes[1:] == hashes[:-1])
-    del hashes
-    # each item points at the first item with its hash: runs of equal hashes in the (stable) sort start
-    # with the one that appeared first
-    starts = np.ones(count, dtype=bool)
-    starts[same + 1] = False
-    head = np.flatnonzero(starts)[np.cumsum(starts) - 1]
-    first = np.empty(count, dtype=np.int64)
-    first[order] = order[head]
-    repeats = np.flatnonzero(first != index)
-    if any(key(i) != key(j) for i, j in zip(repeats.tolist(), first[repeats].tolist(), strict=True)):
-        seen: dict[Hashable, int] = {}  # a true hash collision: by value
-        first = np.fromiter((seen.setdefault(key(i), i) for i in range(count)), dtype=np.int64, count=count)
-        return None if bool((first == index).all()) else first
-    return first
-
-
-def _ranks(first: Any, count: int) -> tuple[Any, Any]:
-    """Codes from `_first_equal` (numbered by first appearance), and the indices of the distinct items
-    (None: all of them)."""
-    import numpy as np
-
-    if first is None:
-        return np.arange(count, dtype=np.int32), None
-    keep = first == np.arange(len(first))
-    rank = np.cumsum(keep) - 1
-    return rank[first].astype(np.int32), np.flatnonzero(keep)
-
-
-def _merge(texts: list[str]) -> tuple[Any, tuple[str, ...]]:
-    """Codes of `texts` with equal texts merged (first appearance first), and the distinct texts."""
-    import numpy as np
-
-    hashes = np.fromiter(map(hash, texts), dtype=np.int64, count=len(texts))
-    codes, keep = _ranks(_first_equal(hashes, texts.__getitem__), len(texts))
-    return codes, tuple(texts) if keep is None else tuple(texts[i] for i in keep.tolist())
 
 
 def _name_format(names: Sequence[str], codes: Any) -> str:
@@ -221,7 +114,7 @@ def _columns(r: Resolved, order_by: Any) -> dict[str, Any]:
     import numpy as np
 
     release_heap()  # what the reader freed (its ranges' rows), before the largest temporaries
-    names = _names(np.frombuffer(r.name, dtype=np.int32), r.names)  # shared by the tables
+    names = name_codes(np.frombuffer(r.name, dtype=np.int32), r.names)  # shared by the tables
     r.name, r.names = array("i"), NameTable()
     out: dict[str, Any] = {"name": Codes(names.codes[order_by], names.names)}
     del names
@@ -274,83 +167,135 @@ def _carried(values: Any, bounds: Any) -> Kept:
     return Kept(values[lo:hi].copy(), lo)
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """The tracks resolved and the slices put in table order (by category, stable): every column is taken in
+    `order_by`'s order, and each table is a consecutive run of rows (`bounds`)."""
+
+    tracks: list[track_rules.Resolved]  # per track code
+    categories: list[str]  # the tables, in order (knowledge.OTHER last)
+    category_of_track: Any  # int32: per track code, its category's index
+    counts: Any  # per track code, its slices
+    track: Any  # per row, its track code
+    order_by: Any  # per row, the slice's id (file order): int32 below 2**31 slices
+    bounds: Any  # per category, its first row; then the rows' end
+
+
+def _refusal(path: Path, result: ReadResult) -> AdvisorError:
+    """The error for a trace without a single slice: not a Perfetto trace, or one with nothing to analyse."""
+    r = result.resolved
+    if r.packets == 0 or (r.skipped == r.packets and result.problem is not None):
+        what = result.problem.sentence() if result.problem is not None else "no packet decoded"
+        if result.gzip_note:
+            what = f"{result.gzip_note}; {what}"
+        return AdvisorError(str(path), f"not a Perfetto trace: {what}")
+    return AdvisorError(str(path), f"a Perfetto trace without slices ({plural(r.packets, 'packet')}, "
+                                   f"{plural(r.instants, 'instant event')}): nothing to analyse")
+
+
+def _layout(r: Resolved) -> _Layout:
+    """The tracks' categories (tracks.yaml) and the slices' table order; the reader's track column let go of."""
+    import numpy as np
+
+    rules = knowledge.track_rules()
+    resolved = track_rules.resolve(r.track_keys, r.tracks, r.processes, r.threads, rules)
+    order = [*(key for key, _ in rules.categories), knowledge.OTHER]
+    category_of_track = np.array([order.index(t.category) for t in resolved], dtype=np.int32)
+    track = np.frombuffer(r.track, dtype=np.int32)
+    counts = np.bincount(track, minlength=len(resolved))
+    category = category_of_track[track]
+    order_by = int32_if_fits(np.argsort(category, kind="stable"))
+    bounds = np.searchsorted(category, np.arange(len(order) + 1), sorter=order_by)
+    del category
+    track = track[order_by]
+    r.track = array("i")
+    return _Layout(resolved, order, category_of_track, counts, track, order_by, bounds)
+
+
+def _flows(r: Resolved) -> tuple[Any, Any]:
+    """The flow edges (from, to: slice ids); the reader's flow arrays let go of."""
+    import numpy as np
+
+    froms, tos = flow_edges(np.frombuffer(r.flow_slices, dtype=np.int64) if len(r.flow_slices) else [],
+                            np.frombuffer(r.flow_ids, dtype=np.uint64) if len(r.flow_ids) else [],
+                            np.frombuffer(r.flow_ends, dtype=np.uint8) if len(r.flow_ends) else [])
+    froms, tos = int32_if_fits(froms), int32_if_fits(tos)
+    r.flow_slices, r.flow_ids, r.flow_ends = array("q"), array("Q"), array("B")
+    return froms, tos
+
+
+def _tables(layout: _Layout, cols: dict[str, Any], carried: dict[str, Kept]) -> dict[str, EventTable]:
+    """One table per category with slices: consecutive views of the columns, in table order, so the event
+    analysis may sort them in place (and put them back) instead of copying every column (profilers/rbln/slices.py
+    `borrow`)."""
+    names: Codes = cols["name"]
+    paths = [t.path for t in layout.tracks]
+    devices = [t.device for t in layout.tracks]
+    chiplets = [t.chiplet for t in layout.tracks]
+    tables: dict[str, EventTable] = {}
+    for c, key in enumerate(layout.categories):
+        a, b = int(layout.bounds[c]), int(layout.bounds[c + 1])
+        if a == b:
+            continue
+        tr = layout.track[a:b]
+        tables[key] = EventTable(
+            start=cols["start"][a:b], duration=cols["duration"][a:b], track=label_codes(tr, paths),
+            name=Codes(names.codes[a:b], names.names), bytes=carried["bytes"].of_table(a, b),
+            extra={"cycles": carried["cycles"].of_table(a, b), "device": label_codes(tr, devices),
+                   "chiplet": label_codes(tr, chiplets), "id": layout.order_by[a:b]})
+    return tables
+
+
+def _track_infos(layout: _Layout) -> tuple[TrackInfo, ...]:
+    """One row per display path (tracks of one path merged), in order of the tracks' first slice."""
+    seen: dict[str, list[Any]] = {}
+    for i, t in enumerate(layout.tracks):
+        entry = seen.setdefault(t.path, [t.category, t.device, t.chiplet, 0])
+        entry[3] += int(layout.counts[i])
+    return tuple(TrackInfo(path, *entry) for path, entry in seen.items())
+
+
+def _devices(layout: _Layout) -> tuple[set[str], set[tuple[str, str]]]:
+    """The devices (those with slices on device tracks; without any, those with slices at all) and the
+    (device, chiplet) units with slices."""
+    import numpy as np
+
+    device_keys = {c.key for c in knowledge.categories() if c.device}
+    device_cats = [i for i, key in enumerate(layout.categories) if key in device_keys]
+    devices, chiplets = [t.device for t in layout.tracks], [t.chiplet for t in layout.tracks]
+    used = layout.counts > 0
+    on_device = np.isin(layout.category_of_track, device_cats) & used
+    labels = {devices[i] for i in np.flatnonzero(on_device if on_device.any() else used)}
+    units = {(devices[i], chiplets[i]) for i in np.flatnonzero(used) if chiplets[i]}
+    return labels, units
+
+
 def build(path: Path, result: ReadResult) -> Profile:
     """The profile of one trace (the reader's arrays are consumed). A trace with no slice at all is an
     error (nothing to analyse); one whose slices are all on tracks no category matches is a profile whose
     notes say so."""
-    import numpy as np
     from google.protobuf.internal import api_implementation
 
     r = result.resolved
     n = len(r.start)
     if n == 0:
-        if r.packets == 0 or (r.skipped == r.packets and result.problem is not None):
-            what = result.problem.sentence() if result.problem is not None else "no packet decoded"
-            if result.gzip_note:
-                what = f"{result.gzip_note}; {what}"
-            raise AdvisorError(str(path), f"not a Perfetto trace: {what}")
-        raise AdvisorError(str(path), f"a Perfetto trace without slices ({plural(r.packets, 'packet')}, "
-                                      f"{plural(r.instants, 'instant event')}): nothing to analyse")
-    rules = knowledge.track_rules()
-    resolved = track_rules.resolve(r.track_keys, r.tracks, r.processes, r.threads, rules)
-    order = [*(key for key, _ in rules.categories), knowledge.OTHER]
-    other = order.index(knowledge.OTHER)
-    category_of_track = np.array([order.index(t.category) for t in resolved], dtype=np.int32)
-    track = np.frombuffer(r.track, dtype=np.int32)
-    counts = np.bincount(track, minlength=len(resolved))
-    category = category_of_track[track]
-    order_by = int32_if_fits(np.argsort(category, kind="stable"))  # every column in this order: tables are
-    # views of it; its values are the slices' ids (file order), int32 below 2**31 slices
-    bounds = np.searchsorted(category, np.arange(len(order) + 1), sorter=order_by)
-    del category
-    track = track[order_by]
-    r.track = array("i")
-    froms, tos = flow_edges(np.frombuffer(r.flow_slices, dtype=np.int64) if len(r.flow_slices) else [],
-                            np.frombuffer(r.flow_ids, dtype=np.uint64) if len(r.flow_ids) else [],
-                            np.frombuffer(r.flow_ends, dtype=np.uint8) if len(r.flow_ends) else [])
-    froms, tos = int32_if_fits(froms), int32_if_fits(tos)  # slice ids
-    r.flow_slices, r.flow_ids, r.flow_ends = array("q"), array("Q"), array("B")
-    cols = _columns(r, order_by)
+        raise _refusal(path, result)
+    layout = _layout(r)
+    froms, tos = _flows(r)
+    cols = _columns(r, layout.order_by)
     names = cols["name"]
-    paths = [t.path for t in resolved]
-    devices = [t.device for t in resolved]
-    chiplets = [t.chiplet for t in resolved]
-
-    tables: dict[str, EventTable] = {}
-    # the tables are consecutive views of these columns, in table order: the event analysis may sort them in
-    # place (and put them back) instead of copying every column (profilers/rbln/slices.py `borrow`)
     # Bytes and cycles are kept only for the tables that carry them (transfers, Neural Engine commands); a
     # table outside has None.
-    carried = {key: _carried(cols.pop(key), bounds) for key in ("bytes", "cycles")}
-    shared = {"start": cols["start"], "duration": cols["duration"], "name": names.codes, "ident": order_by,
+    carried = {key: _carried(cols.pop(key), layout.bounds) for key in ("bytes", "cycles")}
+    tables = _tables(layout, cols, carried)
+    shared = {"start": cols["start"], "duration": cols["duration"], "name": names.codes, "ident": layout.order_by,
               **carried}
-    for c, key in enumerate(order):
-        a, b = int(bounds[c]), int(bounds[c + 1])
-        if a == b:
-            continue
-        tr = track[a:b]
-        tables[key] = EventTable(
-            start=cols["start"][a:b], duration=cols["duration"][a:b], track=_codes(tr, paths),
-            name=Codes(names.codes[a:b], names.names), bytes=carried["bytes"].of_table(a, b),
-            extra={"cycles": carried["cycles"].of_table(a, b), "device": _codes(tr, devices),
-                   "chiplet": _codes(tr, chiplets), "id": order_by[a:b]})
-
-    seen: dict[str, list[Any]] = {}
-    for i, t in enumerate(resolved):  # tracks are numbered in order of their first slice
-        info = seen.setdefault(t.path, [t.category, t.device, t.chiplet, 0])
-        info[3] += int(counts[i])
-    track_infos = tuple(TrackInfo(path, *info) for path, info in seen.items())
+    track_infos = _track_infos(layout)
     unknown = tuple(t.name for t in track_infos if t.category == knowledge.OTHER)
-    known_slices = int(bounds[other])
+    known_slices = int(layout.bounds[layout.categories.index(knowledge.OTHER)])
     clock_note = _clock_note(r)
     warnings = tuple(_sentences(r, result, cols["unclosed"], unknown, known_slices, cols["backwards"]))
-
-    device_keys = {c.key for c in knowledge.categories() if c.device}
-    device_cats = [i for i, key in enumerate(order) if key in device_keys]
-    used = counts > 0
-    on_device = np.isin(category_of_track, device_cats) & used
-    device_labels = {devices[i] for i in np.flatnonzero(on_device if on_device.any() else used)}
-    units = {(devices[i], chiplets[i]) for i in np.flatnonzero(used) if chiplets[i]}
+    device_labels, units = _devices(layout)
     rebel_only = set(knowledge.tracks_data().get("rebel100_categories") or ())
     generation = "Rebel100" if units or rebel_only & set(tables) else "ATOM"
     backend = api_implementation.Type()

@@ -59,7 +59,8 @@ def resolve(keys: list[object], tracks: dict[object, Descriptor], processes: dic
             label = threads.get((key[1], key[2])) or label
         thread_name = ""
         if own is not None:
-            thread_name = own.thread_name or (threads.get((own.pid, own.tid), "") if own.tid is not None else "")
+            thread_name = own.thread_name or (threads.get((own.pid, own.tid), "")
+                                              if own.pid is not None and own.tid is not None else "")
         elif isinstance(key, tuple) and key[0] == "thread":
             thread_name = threads.get((key[1], key[2]), "")
         category = rule.category(label) or (rule.category(thread_name) if thread_name else None)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.core.errors import AdvisorError
-from advisor.core.events import EventTrace
+from advisor.core.events import NS, EventTrace
 from advisor.core.model import Profile, SourceInfo
 from advisor.core.units import plural
 from advisor.inputs.limits import check_json_value
@@ -24,7 +24,6 @@ from advisor.profilers.torch.adapters.reader import Collected
 from advisor.profilers.torch.adapters.sniff import rank_from_name
 
 FORMAT, GZIP_FORMAT = "kineto-json", "kineto-json.gz"
-NS = 1e-9
 MAX_WHOLE = 2**53  # an id or count past this is not one a trace writes
 
 
@@ -111,7 +110,8 @@ def metadata(members: Mapping[str, Any], built: Built, found: Collected, path: P
     for key, field in ((t.META_SM_COUNT, "numSms"), (t.META_DEVICE_MEMORY, "totalGlobalMem")):
         if (number := _whole(props.get(field))) is not None and number > 0:
             meta[key] = number
-    info = members.get("distributedInfo") if isinstance(members.get("distributedInfo"), dict) else {}
+    distributed = members.get("distributedInfo")
+    info: dict[str, Any] = distributed if isinstance(distributed, dict) else {}
     rank = _whole(info.get("rank"))
     if rank is not None:
         meta[t.META_RANK], meta[t.META_RANK_SOURCE] = rank, "distributedInfo"

@@ -239,7 +239,7 @@ class Collected:
         left_out = self.left_out
         for event in batch:
             if type(event) is Event:
-                key = table_of.get(event.cat) if event.ph == "X" else None
+                key: str | tuple[str, str] | None = table_of.get(event.cat) if event.ph == "X" else None
                 if key is None and event.ph == "X" and (table := self._older(event.cat)) is not None:
                     if table == t.CPU_OP and know.step_operator.match(event.name):  # an older trace's step range
                         table = t.ANNOTATION
@@ -257,7 +257,7 @@ class Collected:
                 if type(event.args) is Args and event.args.ev_idx is not None:  # a memory record (ph i), …
                     self.other_ev_idx.append(event.args.ev_idx)
                 elif type(event.args) is Counters and event.ph == "X":
-                    self._range(event)
+                    self._range(event, event.args)
             else:
                 self.malformed += 1
         if len(left_out) > MAX_CATEGORIES:  # a hostile file's millions of categories: the rest counted as one
@@ -273,10 +273,11 @@ class Collected:
                 self.categories[events[0].cat] += len(events)
             self.tables[table].add(events)
 
-    def _range(self, event: Event) -> None:
-        """A CUPTI counter range: counted, its counters named (so many names at most), its device noted."""
+    def _range(self, event: Event, counters: Counters) -> None:
+        """A CUPTI counter range (its args, `counters`): counted, its counters named (so many names at most), its
+        device noted."""
         self.counter_ranges += 1
-        for name in event.args.names:  # type: ignore[union-attr]
+        for name in counters.names:
             if name in self.counters or len(self.counters) < MAX_COUNTERS:
                 self.counters[name] += 1
         device = id_value(event.pid)
@@ -297,6 +298,7 @@ class Collected:
 
 
 _ARGS = msgspec.json.Decoder(dict[str, Any]).decode  # a counter range, decoded whole for its args' names
+DROPPED = msgspec.Raw()  # an entry's slice once its batch is taken (empty: the slice is freed)
 
 
 def _item(value: Any) -> Any:
@@ -321,14 +323,14 @@ def _one(raw: msgspec.Raw, decoder: msgspec.json.Decoder) -> Any:
 def decoded(raws: list[msgspec.Raw], done: Callable[[int], None]) -> Iterable[list[Any]]:
     """The entries (raw slices) decoded BATCH at a time; a batch that does not decode as a whole is decoded
     entry by entry, so a bad entry costs itself only. `raws` is consumed: each batch's slices are dropped from
-    it (set to None) as the batch is taken, so the slices (≈70 B an event: 0.3× a Kineto file) are freed while
+    it (set to DROPPED) as the batch is taken, so the slices (≈70 B an event: 0.3× a Kineto file) are freed while
     the columns grow instead of all being held to the end."""
     batch_decoder = msgspec.json.Decoder(list[Item])
     one_decoder = msgspec.json.Decoder(Item)
     mark = json.dumps(kineto().counter_ranges).encode()
     for start in range(0, len(raws), BATCH):
         chunk = raws[start:start + BATCH]
-        raws[start:start + len(chunk)] = [None] * len(chunk)
+        raws[start:start + len(chunk)] = [DROPPED] * len(chunk)
         joined = b"[" + b",".join(chunk) + b"]"
         try:
             batch = batch_decoder.decode(joined)
@@ -353,7 +355,8 @@ def _name_counters(batch: list[Any], chunk: list[msgspec.Raw]) -> None:
             args = None
         names = tuple(k for k, v in args.items() if isinstance(v, (int, float)) and not isinstance(v, bool)) \
             if isinstance(args, dict) else ()
-        event.args = Counters(names)
+        # msgspec decodes no union of two untagged Structs, so `Event.args` cannot declare Counters: set here only
+        event.args = Counters(names)  # type: ignore[assignment]
 
 
 def collect(batches: Iterable[list[Any]]) -> Collected:

@@ -7,8 +7,9 @@ One way in, so a trace reads the same at any --max-memory: memory is the columns
 grown only for an element longer than it), whatever the file's size. What is bounded, each refusal naming its
 limit and how to raise it:
 - a gzip trace inflates to at most --max-memory (counted as it inflates, like the RBLN reader);
-- the columns may take a COLUMN_SHARE of --max-memory (the analysis peaks at about three times its columns);
-- one JSON value may be a WHOLE_SHARE of --max-memory (at least WHOLE_FLOOR), a member read whole too;
+- the columns may take inputs.limits.column_limit (a quarter of --max-memory: the analysis peaks at about three
+  times its columns);
+- one JSON value may be inputs.limits.member_limit (a sixteenth of --max-memory), a member read whole too;
 - nesting: skipped values up to msgspec's recursion guard, values kept (the members read whole) 64 levels.
 A top-level key written twice is refused: which copy would count is a guess the profiler never asks for.
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 import gzip
 import zlib
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -30,16 +31,15 @@ from advisor.core.units import bytes_
 from advisor.inputs.json_events import CountingReader, Percent, check_strings
 from advisor.inputs.json_lenient import lenient
 from advisor.inputs.json_stream import Reader, members, value_type, values, whole
-from advisor.inputs.limits import RAISE, check_json_value
+from advisor.inputs.limits import RAISE, check_json_value, column_limit, inflated_limit, member_limit
 from advisor.inputs.text import open_regular
 from advisor.kinds.base import Progress
 from advisor.profilers.torch.adapters import sniff
 from advisor.profilers.torch.adapters.reader import Collected, decoded
 
-WHOLE_SHARE, WHOLE_FLOOR = 16, 64 << 20  # one value, or a member read whole: as a Neuron trace's (legacy_json.py)
-COLUMN_SHARE, COLUMN_FLOOR = 4, 32 << 20  # the columns' share of --max-memory (the analysis peaks at about three
-# times its columns: docs/performance.md), never below a floor any real capture's columns fit in
-INFLATED_FLOOR = 64 << 20  # a gzip trace may inflate to --max-memory, and at least this
+if TYPE_CHECKING:
+    from _typeshed import SupportsRead
+
 _RAWS = lenient(msgspec.json.Decoder(list[msgspec.Raw]).decode)  # a run of events, split into per-event slices
 _SKIPPED = lenient(msgspec.json.Decoder(msgspec.Raw).decode)  # a member checked and dropped
 _WHOLE = lenient(msgspec.json.decode)
@@ -49,8 +49,10 @@ class _Inflated:
     """A gzip stream's inflated bytes, refused once more than `limit` have come (a few MiB of gzip can inflate
     to terabytes of spaces)."""
 
-    def __init__(self, source: BinaryIO, limit: int, where: str) -> None:
-        self.file, self.limit, self.where, self.size = gzip.GzipFile(fileobj=source, mode="rb"), limit, where, 0
+    def __init__(self, source: SupportsRead[bytes], limit: int, where: str) -> None:
+        # typeshed's GzipFile wants seek() too, which reading forward never calls
+        inflated = gzip.GzipFile(fileobj=source, mode="rb")  # type: ignore[call-overload]
+        self.file, self.limit, self.where, self.size = inflated, limit, where, 0
 
     def read(self, size: int = -1) -> bytes:
         chunk = self.file.read(size)
@@ -65,7 +67,7 @@ class _Budget:
     """The columns' bytes checked against their share of --max-memory after every run."""
 
     def __init__(self, max_memory: int, where: str) -> None:
-        self.limit, self.where = max(max_memory // COLUMN_SHARE, COLUMN_FLOOR), where
+        self.limit, self.where = column_limit(max_memory), where
 
     def check(self, found: Collected) -> None:
         held = found.column_bytes()
@@ -82,12 +84,13 @@ def read(path: Path, gz: bool, max_memory: int, progress: Progress | None = None
     where = str(path)
     size = path.stat().st_size
     percent = Percent(progress, f"reading {bytes_(size)}")
-    limit = max(max_memory // WHOLE_SHARE, WHOLE_FLOOR)
+    limit = member_limit(max_memory)
     with open_regular(path) as handle:  # inside it, an OSError names the file; a gzip one is said as what it is
         counting = CountingReader(handle, lambda at: percent(at, size))
-        source = _Inflated(counting, max(max_memory, INFLATED_FLOOR), where) if gz else counting
+        source = _Inflated(counting, inflated_limit(max_memory), where) if gz else counting
         try:
-            return _walk(Reader(source, limit), where, limit, _Budget(max_memory, where))
+            # Reader declares BinaryIO but calls only read(): a readable (counted, inflated) stream serves it
+            return _walk(Reader(source, limit), where, limit, _Budget(max_memory, where))  # type: ignore[arg-type]
         except msgspec.ValidationError as exc:
             raise AdvisorError(where, f"not a Kineto trace: {exc}") from None
         except msgspec.DecodeError as exc:

@@ -1,14 +1,14 @@
 """The torch kind's report sections: where the analysed window goes per rank (HTA's temporal breakdown, as a
-chart), the idle time split by what the device waited for, utilisation over time, kernel classes and top
+chart), the idle time split by what the device waited for, kernel classes and top
 kernels, communication and its overlap with compute, the profiler steps, launches and queues, the host's
-synchronisations and data loading, memory operations, ranks of a folder and idle gaps. A trace without device
-events gets what it has (operators, annotations, steps, the host's figures). Figures come from the trace's
-breakdowns and the torch pack's metrics; labels and wording from data/report.yaml."""
+synchronisations and data loading, memory operations and ranks of a folder. A trace without device events gets
+what it has (operators, annotations, steps, the host's figures). Figures come from the trace's breakdowns and the
+torch pack's metrics; labels and wording from data/report.yaml, which also places the shared trace blocks
+(utilisation over time, idle gaps: advisor/report/trace_layout.py)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import cache
 from typing import Any
 
 from advisor.core import units as fmt
@@ -19,7 +19,7 @@ from advisor.profilers.torch.report.idle import idle_section
 from advisor.profilers.torch.report.operators import operators_section
 from advisor.profilers.torch.tables import DEVICE_TABLES
 from advisor.report.document import Chart, Paragraph, Section, Table, escape
-from advisor.report.trace_blocks import breakdown_table, gaps_section, timeline_chart
+from advisor.report.trace_blocks import breakdown_table
 from advisor.report.view import View
 
 CHART_ROWS = 12  # bars in a chart; the table beside it has them all
@@ -34,11 +34,6 @@ EVENT_WORDS = (("kernel", "kernel", "kernels"), ("memcpy", "copy", "copies"), ("
                ("sync", "synchronisation record", "synchronisation records"))
 
 
-@cache
-def layout() -> dict[str, Any]:
-    return KIND.data("report.yaml")
-
-
 def _has_device(view: View) -> bool:
     """Device figures are unavailable (None), never 0, for a trace without device events."""
     return view.raw("device_busy") is not None
@@ -46,7 +41,8 @@ def _has_device(view: View) -> bool:
 
 def _rows(view: View, key: str) -> tuple[tuple[str, str], ...]:
     """The report.yaml table `key` (metric, label) for the metrics the analysis has, values with their units."""
-    return tuple((escape(label), view.show(name)) for name, label in layout()[key] if name in view.analysis.metrics)
+    return tuple((escape(label), view.show(name)) for name, label in KIND.data("report.yaml")[key]
+                 if name in view.analysis.metrics)
 
 
 def _table(view: View, key: str, header: str) -> Table | None:
@@ -75,13 +71,13 @@ def tldr(analysis: Analysis) -> list[tuple[int, str]]:
     candidates: list[tuple[int, str]] = []
     if _filtered(analysis, view):
         candidates.append((1, f"**A filtered trace: {view.show('event_coverage')} of the events**: "
-                              f"{escape(layout()['filtered'])}"))
+                              f"{escape(KIND.data('report.yaml')['filtered'])}"))
     elif not _has_device(view):
-        candidates.append((1, f"**No device events**: {escape(layout()['cpu_only'])}"))
+        candidates.append((1, f"**No device events**: {escape(KIND.data('report.yaml')['cpu_only'])}"))
     else:
-        parts = [f"{label} {view.show(name)}" for i, (name, label) in enumerate(layout()["tldr_parts"])
+        parts = [f"{label} {view.show(name)}" for i, (name, label) in enumerate(KIND.data("report.yaml")["tldr_parts"])
                  if view.raw(name) is not None and (i == 0 or view.raw(name))]  # a part that is 0 says nothing
-        idle = [f"{label.lower()} {view.show(share)}" for _, share, label, _ in layout()["idle_parts"]
+        idle = [f"{label.lower()} {view.show(share)}" for _, share, label, _ in KIND.data("report.yaml")["idle_parts"]
                 if view.raw(share) is not None]
         candidates.append((1, f"**Device busy {view.show('device_busy_fraction')} of the {view.show('total_time')} "
                               "window**" + (f" ({', '.join(parts)})" if parts else "")
@@ -121,7 +117,8 @@ def _top_class(classes: Breakdown | None) -> str:
 
 def setup_rows(analysis: Analysis) -> list[tuple[str, str]]:
     info, view = analysis.info, View(analysis)
-    rows = [(label, escape(info[key])) for key, label in layout()["setup"] if info.get(key) not in (None, "")]
+    rows = [(label, escape(info[key])) for key, label in KIND.data("report.yaml")["setup"]
+            if info.get(key) not in (None, "")]
     rank, world = view.raw("rank"), view.raw("world_size")
     if rank is not None or world is not None:
         rows.append(("Rank", f"{fmt.count(rank) if rank is not None else 'unknown'} of a world of "
@@ -153,7 +150,7 @@ def _window(analysis: Analysis, view: View) -> str:
     left = view.raw("partial_step_count")
     if left:  # which and why: the data notes
         text += f"; {fmt.count(left)} step mark{'' if left == 1 else 's'} left out, partial or outside the events"
-    return f"{text}. {escape(layout()['window_note'])}"
+    return f"{text}. {escape(KIND.data('report.yaml')['window_note'])}"
 
 
 def _step(key: str) -> str:
@@ -174,7 +171,7 @@ def hardware_rows(analysis: Analysis) -> list[tuple[str, str]]:
 
 def _temporal_section(analysis: Analysis, view: View) -> Section | None:
     """HTA's temporal breakdown: compute, communication or memory only, idle, as shares of each rank's window."""
-    parts = layout()["temporal"]
+    parts = KIND.data("report.yaml")["temporal"]
     labels, series = _temporal_series(analysis, view, parts)
     if not labels or all(v is None for s in series for v in s):  # nothing measured (filtered ranks): no empty chart
         return None
@@ -195,7 +192,7 @@ def _temporal_section(analysis: Analysis, view: View) -> Section | None:
 def _temporal_series(analysis: Analysis, view: View,
                      parts: list[list[str]]) -> tuple[list[str], list[list[float | None]]]:
     """Per rank from the overview's columns (a folder), else this trace's own shares."""
-    columns = layout()["overview"]["columns"]
+    columns = KIND.data("report.yaml")["overview"]["columns"]
     titles = {c["metrics"][0]: c["title"] for c in columns}
     if len(analysis.entries) >= 2 and all(name in titles for name, _ in parts):
         labels = [e.where or e.name for e in analysis.entries]
@@ -210,21 +207,12 @@ def _this(analysis: Analysis, view: View) -> str:
     return f"rank {fmt.count(rank)}" if rank is not None else "this trace"
 
 
-def _timeline_section(t: TraceSummary) -> Section | None:
-    chart = timeline_chart(t, layout()["blocks"]["timeline"])
-    if chart is None:
-        return None
-    return Section("Utilisation over time", (Paragraph(
-        "Busy share of compute, communication and memory operations per time bin over the analysed window (the "
-        "covered length of each group's merged intervals inside the bin)."), chart), "timeline")
-
-
 # --- kernels, communication, steps, launches, host --------------------------------------------------
 
 
 def _bar_chart(name: str, title: str, b: Breakdown, column: str, xlabel: str, alt: str) -> Chart | None:
     i = b.column(column)
-    rows = [(key, values[i]) for key, values in b.rows if values[i] is not None][:CHART_ROWS]
+    rows = [(key, v) for key, values in b.rows if (v := values[i]) is not None][:CHART_ROWS]
     if not rows:
         return None
     return Chart(name, title, {"kind": "hbar", "labels": [_short(k)[:48] for k, _ in rows],
@@ -285,7 +273,7 @@ def _steps_section(t: TraceSummary, view: View) -> Section | None:
 def _steps_chart(b: Breakdown) -> Chart | None:
     """Busy and idle time per step (bars), or each step's duration (a line) when there are many."""
     duration, busy = b.column("duration"), b.column("busy_fraction")
-    rows = [(k, v[duration], v[busy]) for k, v in b.rows if v[duration] is not None]
+    rows = [(k, d, v[busy]) for k, v in b.rows if (d := v[duration]) is not None]
     if len(rows) < 2:
         return None
     scale, unit = fmt.axis("s", [d for _, d, _ in rows])
@@ -359,10 +347,11 @@ def _holdings_section(analysis: Analysis, view: View) -> Section | None:
         return None
     t = analysis.trace
     counts = [(many.capitalize(), f"{t.events[key]:,}") for key, _, many in EVENT_WORDS if t and t.events.get(key)]
-    measured = [(escape(label), view.show(name)) for name, label in (*layout()["host_rows"], *layout()["comm_rows"])
+    words = KIND.data("report.yaml")
+    measured = [(escape(label), view.show(name)) for name, label in (*words["host_rows"], *words["comm_rows"])
                 if view.raw(name) is not None]  # what it has: a figure it cannot measure is left out
     rows = tuple(counts) + tuple(measured)
-    blocks: list[Any] = [Paragraph(escape(layout()["filtered" if _filtered(analysis, view) else "cpu_only"]))]
+    blocks: list[Any] = [Paragraph(escape(words["filtered" if _filtered(analysis, view) else "cpu_only"]))]
     if rows:
         blocks.append(Table(("What the trace holds", "Value"), rows, align=("left", "right")))
     return Section("What the trace holds", tuple(blocks), "holdings")
@@ -374,12 +363,9 @@ PLACES = ("utilisation", "memory", "roofline", "trace")  # where sections() puts
 def sections(analysis: Analysis) -> dict[str, list[Section]]:
     view = View(analysis)
     t = analysis.trace
-    # a filtered trace's busy time is a sample's: no chart of it beside a TL;DR that withholds every busy figure
-    utilisation = [_holdings_section(analysis, view), _temporal_section(analysis, view), idle_section(t, view),
-                   _timeline_section(t) if t and not _filtered(analysis, view) else None]
-    # a filtered trace's gaps are where events were taken out, not idle time: no table of them (its TL;DR says so)
+    # utilisation over time and the idle gaps follow (report.yaml `blocks`), where the device's figures are measured
+    utilisation = [_holdings_section(analysis, view), _temporal_section(analysis, view), idle_section(t, view)]
     trace = [_kernels_section(t) if t else None, _comm_section(view), _steps_section(t, view) if t else None,
-             _launch_section(t, view), _host_section(view) if _has_device(view) else None, _ranks_section(analysis),
-             gaps_section(t, layout()["blocks"]["gaps"]) if t and not _filtered(analysis, view) else None]
+             _launch_section(t, view), _host_section(view) if _has_device(view) else None, _ranks_section(analysis)]
     return {"utilisation": [s for s in utilisation if s], "memory": [s for s in (_memory_section(view),) if s],
             "roofline": [s for s in (operators_section(analysis),) if s], "trace": [s for s in trace if s]}

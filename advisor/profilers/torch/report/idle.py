@@ -13,17 +13,14 @@ from advisor.report.trace_blocks import breakdown_table
 from advisor.report.view import View
 
 
-def _parts(key: str) -> Any:
-    return KIND.data("report.yaml")[key]
-
-
 def idle_section(t: TraceSummary | None, view: View) -> Section | None:
     if view.raw("device_idle") is None:
         return None
     total = view.raw("device_idle")
     rows = []
-    for seconds, share, label, meaning in _parts("idle_parts"):
-        of_idle = fmt.percent(view.raw(seconds) / total if view.raw(seconds) is not None and total else None)
+    for seconds, share, label, meaning in KIND.data("report.yaml")["idle_parts"]:
+        part = view.raw(seconds)
+        of_idle = fmt.percent(part / total if part is not None and total else None)
         rows.append((escape(label), view.show(seconds), view.show(share), of_idle, escape(meaning)))
     blocks: list[Any] = [Paragraph(
         f"The device is idle {view.show('device_idle')} ({view.show('device_idle_fraction')} of the window): no "
@@ -31,7 +28,8 @@ def idle_section(t: TraceSummary | None, view: View) -> Section | None:
         "in HTA's idle-time breakdown; docs/torch.md says where advisor's definitions differ from HTA's."),
         Table(("Category", "Time", "Share of the window", "Share of the idle time", "Meaning"), tuple(rows),
               align=("left", "right", "right", "right", "left"))]
-    known = [(label, view.raw(share)) for _, share, label, _ in _parts("idle_parts") if view.raw(share) is not None]
+    known = [(label, v) for _, share, label, _ in KIND.data("report.yaml")["idle_parts"]
+             if (v := view.raw(share)) is not None]
     if known:
         blocks.append(Chart("idle", "Idle time by what the device waited for", {
             "kind": "hbar", "labels": [label for label, _ in known], "values": [100 * v for _, v in known],
@@ -51,7 +49,7 @@ def _host_wait_owners(view: View) -> tuple[Any, ...]:
     if not host_wait:
         return ()
     rows = []
-    for seconds, share, label, rule, meaning in _parts("host_wait_owners"):
+    for seconds, share, label, rule, meaning in KIND.data("report.yaml")["host_wait_owners"]:
         part = view.raw(seconds)
         rows.append((escape(label), view.show(seconds), view.show(share),
                      fmt.percent(part / host_wait if part is not None else None), f"`{escape(rule)}`", escape(meaning)))

@@ -108,7 +108,7 @@ def test_streaming_gives_the_same_trace():
 
 
 def test_the_streamed_analysis_is_the_in_memory_one_byte_for_byte_but_the_format_row(tmp_path, monkeypatch):
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     from advisor.cli import main
 
     whole, streamed = tmp_path / "whole.json", tmp_path / "streamed.json"
@@ -122,7 +122,7 @@ def test_the_streamed_analysis_is_the_in_memory_one_byte_for_byte_but_the_format
 
 
 def test_a_truncated_streamed_trace_is_one_error_line_and_exit_2(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     from advisor.cli import main
 
     cut = tmp_path / "cut.json"
@@ -198,7 +198,7 @@ def test_streaming_reports_broken_json_as_one_error(tmp_path):
 @pytest.mark.parametrize("budget", [None, "1KiB"], ids=["in memory", "streamed"])
 def test_a_key_given_twice_in_the_summary_is_refused_on_both_paths(tmp_path, capsys, monkeypatch, budget):
     """Issue 33 §12: `total_time` twice in the summary was analysed with the second value (msgspec keeps the last)."""
-    monkeypatch.setattr("advisor.kinds.base.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
+    monkeypatch.setattr("advisor.inputs.limits.MEMORY_MINIMUM", 1)  # a budget under --max-memory's floor
     from advisor.cli import main
 
     text = TRACE.read_text()

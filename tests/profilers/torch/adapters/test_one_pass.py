@@ -14,9 +14,10 @@ import pytest
 from tests_support import SAMPLES, SHARED_REFERENCE
 
 from advisor.core.errors import AdvisorError
+from advisor.inputs import limits
 from advisor.kinds.base import LoadOptions
 from advisor.profilers.torch import tables as T
-from advisor.profilers.torch.adapters import load, stream
+from advisor.profilers.torch.adapters import load
 
 BUDGETS = {"2 GiB": 2 << 30, "64 B": 64}
 
@@ -62,7 +63,7 @@ def test_a_kept_member_nested_past_64_levels_is_refused_at_any_budget(write, kt)
 
 
 def test_columns_are_held_to_their_share_of_the_budget_and_the_advice_is_true(write, kt, monkeypatch):
-    monkeypatch.setattr(stream, "COLUMN_FLOOR", 1 << 20)
+    monkeypatch.setattr(limits, "COLUMN_FLOOR", 1 << 20)
     events = [kt.event(cat="cpu_op", ts=float(i), dur=1.0) for i in range(60_000)]  # 10 columns: 3.7 MiB
     path = write(kt.trace(events))
     said = _refusal(path, 8 << 20)  # columns may take 2 MiB
@@ -82,7 +83,7 @@ def test_out_of_memory_advice_is_true_for_every_kind(capsys, monkeypatch):
 
 
 def test_a_gzip_trace_is_refused_past_its_inflated_cap_while_inflating(write, kt, monkeypatch):
-    monkeypatch.setattr(stream, "INFLATED_FLOOR", 1 << 20)
+    monkeypatch.setattr(limits, "INFLATED_FLOOR", 1 << 20)
     text = json.dumps(kt.trace([kt.event()])).encode()
     bomb = write(gzip.compress(text[:-2] + b" " * (8 << 20) + text[-2:], 1), "bomb.json.gz")  # 8 MiB of spaces
     assert bomb.stat().st_size < 64 << 10
