@@ -39,11 +39,10 @@ def report(args: argparse.Namespace) -> int:
     fmt = output_format(args, paths_read([args.input], analyze_options), "report.pdf")
     fail_on = args.fail_on or found.fail_on
     with options.chart_drawer(args, fmt) as drawer:  # started first: it loads matplotlib during the analysis
-        if fmt == "pdf":  # then WeasyPrint, on a thread, during the analysis too
-            from advisor.report.pdf import preload
-
-            preload()
         result = analysis(args, analyze_options)
+        interrupted = getattr(args, "interrupted", None)
+        if interrupted:  # a Ctrl-C whose exception Python dropped during the analysis ends it before rendering
+            interrupted()
         rendered = (report_ci(result, fmt, str(args.input), fail_on) if fmt in REPORT_FORMATS  # CI: docs/ci.md
                     else render(result, fmt, args.output, args.page_size, drawer))
         emit(args, rendered, result)

@@ -97,14 +97,6 @@ def _weasyprint():
     return HTML
 
 
-def preload() -> None:
-    """Start loading WeasyPrint (0.3 s: its C libraries and fonts) on a thread while the command analyses the
-    profile; `render_pdf` then finds it loaded, or waits on the import lock for the rest."""
-    import threading
-
-    threading.Thread(target=_weasyprint, name="advisor-load-weasyprint", daemon=True).start()
-
-
 def render_pdf(html: str, chart: ChartSource) -> bytes:
     """PDF bytes; byte-identical across runs when SOURCE_DATE_EPOCH is set. `chart` serves the HTML's
     `advisor-chart:` images; WeasyPrint asks for them once it has parsed and styled the document, so
