@@ -22,7 +22,7 @@ import collections
 import re
 from collections.abc import Callable, Iterator
 from functools import cache
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -39,12 +39,18 @@ CLOSE = {ord("["): b"]", ord("{"): b"}"}
 TYPE = {ord("{"): "object", ord("["): "array", ord('"'): "str", ord("t"): "bool", ord("f"): "bool", ord("n"): "null"}
 
 
+class Readable(Protocol):
+    """What the reader reads from: a file, or a stream that counts or inflates one (only `read` is called)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
 class Reader:
     """The file read forward: `data[pos:]` is the window not yet consumed, `base` the file offset of
     `data[0]`; `on_read(bytes read so far)` as blocks come in. Refuses to hold more than `limit` bytes
     (an element that long is not a profile's)."""
 
-    def __init__(self, handle: BinaryIO, limit: int, on_read: Callable[[int], None] = lambda _: None) -> None:
+    def __init__(self, handle: Readable, limit: int, on_read: Callable[[int], None] = lambda _: None) -> None:
         self.handle, self.limit, self.on_read = handle, max(limit, 2 * BLOCK), on_read
         self.data, self.pos, self.base, self.eof = b"", 0, 0, False
 

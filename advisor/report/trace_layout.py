@@ -66,7 +66,6 @@ def with_trace_blocks(parts: Mapping[str, Sequence[Section]], analysis: Analysis
                       entries: Mapping[str, Any]) -> dict[str, list[Section]]:
     """The kind's sections by place, with the shared trace blocks its report.yaml `blocks:` (`entries`) places."""
     out = {place: list(sections) for place, sections in parts.items()}
-    where = f"profile kind '{analysis.kind}' (report.yaml blocks"
     t = analysis.trace
     if t is None:
         return out
@@ -81,6 +80,6 @@ def with_trace_blocks(parts: Mapping[str, Sequence[Section]], analysis: Analysis
             for place, sections in out.items():
                 out[place] = _into(sections, wording["into"], blocks)
         elif drawn:
-            section = _as_section(drawn, wording, f"{where}.{name})")
+            section = _as_section(drawn, wording, f"profile kind '{analysis.kind}' (report.yaml blocks.{name})")
             out[wording["place"]] = _placed(out.get(wording["place"], []), [section], wording.get("before"))
     return out

@@ -79,5 +79,7 @@ def test_a_trace_without_bins_or_gaps_gets_no_empty_section():
 
 
 def test_a_chart_placed_in_a_section_of_its_own_without_its_heading_is_refused_naming_the_entry():
-    with pytest.raises(AdvisorError, match=r"rbln.*blocks\.timeline.*section: \{title, anchor, intro\}"):
+    with pytest.raises(AdvisorError) as refused:
         with_trace_blocks(kind_sections(), Analysed(), {"timeline": {"alt": "Utilisation", "place": "utilisation"}})
+    assert refused.value.where == "profile kind 'rbln' (report.yaml blocks.timeline)"
+    assert refused.value.problem == "placed in a section of its own, which needs `section: {title, anchor, intro}`"

@@ -89,8 +89,7 @@ def read(path: Path, gz: bool, max_memory: int, progress: Progress | None = None
         counting = CountingReader(handle, lambda at: percent(at, size))
         source = _Inflated(counting, inflated_limit(max_memory), where) if gz else counting
         try:
-            # Reader declares BinaryIO but calls only read(): a readable (counted, inflated) stream serves it
-            return _walk(Reader(source, limit), where, limit, _Budget(max_memory, where))  # type: ignore[arg-type]
+            return _walk(Reader(source, limit), where, limit, _Budget(max_memory, where))
         except msgspec.ValidationError as exc:
             raise AdvisorError(where, f"not a Kineto trace: {exc}") from None
         except msgspec.DecodeError as exc:
